@@ -1,0 +1,128 @@
+/**
+ * The checks the seam applies around every ask: decoding the request (with the
+ * contract's path-naming messages) and holding a provider's answer to the
+ * answer rules. Pure functions, shared by the seam and by providers that must
+ * judge an answer themselves (the web provider's 422, for example).
+ *
+ * @since 0.1.0
+ */
+import { Exit, Result, Schema } from "effect"
+import {
+  AskUserQuestionAnswer,
+  type AskUserQuestionAnswerItem,
+  AskUserQuestionRequest
+} from "./AskUserQuestion.js"
+import { formatIssue } from "./internal/schemaPath.js"
+import { EmptyQuestions, InvalidAnswer, InvalidRequest } from "./UserInteractionError.js"
+
+const decodeRequestExit = Schema.decodeUnknownExit(AskUserQuestionRequest)
+const decodeAnswerExit = Schema.decodeUnknownExit(AskUserQuestionAnswer)
+
+const firstError = <E>(exit: Exit.Exit<unknown, E>): E | undefined =>
+  Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error as E | undefined : undefined
+
+/**
+ * Decodes and checks a request: `InvalidRequest` (naming the path) when it does
+ * not decode or repeats a question id or an option label, `EmptyQuestions`
+ * when it has no questions.
+ *
+ * @since 0.1.0
+ */
+export const decodeRequest = (
+  input: unknown
+): Result.Result<AskUserQuestionRequest, InvalidRequest | EmptyQuestions> => {
+  const exit = decodeRequestExit(input)
+  if (Exit.isFailure(exit)) {
+    const error = firstError(exit)
+    return Result.fail(new InvalidRequest({
+      message: `Invalid request: ${error ? formatIssue(error.issue) : "could not decode"}`,
+      cause: error
+    }))
+  }
+  const request = exit.value
+  if (request.questions.length === 0) return Result.fail(new EmptyQuestions())
+  const ids = new Set<string>()
+  for (let q = 0; q < request.questions.length; q++) {
+    const question = request.questions[q]!
+    if (ids.has(question.id)) {
+      return Result.fail(new InvalidRequest({
+        message: `Invalid request: questions[${q}].id: repeats the question id "${question.id}"`
+      }))
+    }
+    ids.add(question.id)
+    const options = question.options
+    if (options === undefined || options.length < 2) continue
+    const labels = new Set<string>()
+    for (let o = 0; o < options.length; o++) {
+      const label = options[o]!.label
+      if (labels.has(label)) {
+        return Result.fail(new InvalidRequest({
+          message: `Invalid request: questions[${q}].options[${o}].label: repeats the label "${label}"`
+        }))
+      }
+      labels.add(label)
+    }
+  }
+  return Result.succeed(request)
+}
+
+const isBlank = (s: string | undefined): s is undefined => s === undefined || s.trim() === ""
+
+const broken = (reason: string) =>
+  Result.fail(new InvalidAnswer({ message: `The provider's answer breaks the answer rules: ${reason}` }))
+
+/**
+ * Holds an answer to the answer rules of its request and returns it
+ * normalized: one item per question, in question order, blank `custom`
+ * dropped. Anything else is `InvalidAnswer` saying which rule broke.
+ *
+ * @since 0.1.0
+ */
+export const checkAnswer = (
+  request: AskUserQuestionRequest,
+  answer: unknown
+): Result.Result<AskUserQuestionAnswer, InvalidAnswer> => {
+  const exit = decodeAnswerExit(answer)
+  if (Exit.isFailure(exit)) {
+    const error = firstError(exit)
+    return Result.fail(new InvalidAnswer({
+      message: `The provider's answer does not decode: ${error ? formatIssue(error.issue) : "unknown shape"}`,
+      cause: error
+    }))
+  }
+  const questions = request.questions
+  const byId = new Map<string, AskUserQuestionAnswerItem>()
+  for (const item of exit.value.answers) {
+    if (byId.has(item.id)) return broken(`the question id "${item.id}" is answered twice`)
+    byId.set(item.id, item)
+  }
+  if (byId.size > questions.length) {
+    const known = new Set(questions.map((q) => q.id))
+    const unknown = [...byId.keys()].find((id) => !known.has(id))
+    return broken(`"${unknown}" is not a question of the request`)
+  }
+  const answers: Array<AskUserQuestionAnswerItem> = []
+  for (const question of questions) {
+    const item = byId.get(question.id)
+    if (item === undefined) return broken(`the question "${question.id}" has no answer`)
+    const custom = isBlank(item.custom) ? undefined : item.custom
+    const selected = item.selected
+    if (custom !== undefined && selected.length > 0) {
+      return broken(`"${question.id}" has both custom text and selected options`)
+    }
+    if (selected.length > 1 && question.multiSelect !== true) {
+      return broken(`"${question.id}" is single-select but ${selected.length} options are selected`)
+    }
+    if (selected.length > 0) {
+      const labels = question.options?.map((o) => o.label) ?? []
+      const seen = new Set<string>()
+      for (const label of selected) {
+        if (!labels.includes(label)) return broken(`"${label}" is not an option of "${question.id}"`)
+        if (seen.has(label)) return broken(`"${label}" is selected twice in "${question.id}"`)
+        seen.add(label)
+      }
+    }
+    answers.push(custom === undefined ? { id: item.id, selected } : { id: item.id, selected, custom })
+  }
+  return Result.succeed({ answers })
+}

@@ -1,0 +1,47 @@
+/**
+ * A provider for tests, evals and CI: answers come from a function instead of
+ * a human, and the requests it saw can be read back.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { UserInteractionProvider } from "./UserInteractionProvider.js"
+import type { UserInteractionError } from "./UserInteractionError.js"
+
+/**
+ * The record of what a scripted provider was asked, in order.
+ *
+ * @since 0.1.0
+ */
+export class ScriptedProvider extends Context.Service<ScriptedProvider, {
+  readonly requests: Effect.Effect<ReadonlyArray<AskUserQuestionRequest>>
+}>()("effect-user-interaction/ScriptedProvider") {
+  /**
+   * A provider that answers every request with `answer(request)`, next to the
+   * record of requests it saw.
+   *
+   * @since 0.1.0
+   */
+  static layer(
+    answer: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
+  ): Layer.Layer<UserInteractionProvider | ScriptedProvider> {
+    return Layer.effectContext(Effect.sync(() => {
+      const seen: Array<AskUserQuestionRequest> = []
+      return Context.make(UserInteractionProvider, {
+        ask: (request) => Effect.suspend(() => {
+          seen.push(request)
+          return answer(request)
+        })
+      }).pipe(Context.add(ScriptedProvider, { requests: Effect.sync(() => seen.slice()) }))
+    }))
+  }
+
+  /**
+   * The requests the scripted provider has seen so far.
+   *
+   * @since 0.1.0
+   */
+  static readonly requests: Effect.Effect<ReadonlyArray<AskUserQuestionRequest>, never, ScriptedProvider> =
+    ScriptedProvider.use((scripted) => scripted.requests)
+}

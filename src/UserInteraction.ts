@@ -1,0 +1,111 @@
+/**
+ * The seam itself: what tools and permission plugins call to ask the human,
+ * and where a UI surface registers as the one active provider.
+ *
+ * ```ts
+ * const program = UserInteraction.ask({ questions: [{ id: "go", question: "Deploy now?" }] })
+ * program.pipe(Effect.provide(UserInteraction.layerWith(TerminalProvider.layer())))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, type Scope } from "effect"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { makeSeam, type SeamOptions } from "./internal/seam.js"
+import { UserInteractionProvider } from "./UserInteractionProvider.js"
+import type { DuplicateProvider, UserInteractionError } from "./UserInteractionError.js"
+
+/**
+ * Options of `UserInteraction.layerConfig`: `timeout` bounds the whole
+ * provider phase of each ask (hand-over waits included); `handover` is how
+ * long pending asks of a closed provider wait for a successor (default 0:
+ * they fail `ProviderClosed` at once).
+ *
+ * @since 0.1.0
+ */
+export type UserInteractionOptions = SeamOptions
+
+/**
+ * The "ask the human" service. `ask` checks the request, runs it on the active
+ * provider and holds the answer to the answer rules; `register` makes a
+ * provider the active one for the lifetime of the current scope.
+ *
+ * @since 0.1.0
+ */
+export class UserInteraction extends Context.Service<UserInteraction, {
+  readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
+  readonly register: (provider: UserInteractionProvider["Service"]) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
+}>()("effect-user-interaction/UserInteraction") {
+  /**
+   * The seam with an empty slot and the given options. Each call makes a new,
+   * independent seam.
+   *
+   * @since 0.1.0
+   */
+  static layerConfig(options: UserInteractionOptions = {}): Layer.Layer<UserInteraction> {
+    return Layer.effect(
+      UserInteraction,
+      Effect.gen(function*() {
+        const { close, seam } = makeSeam(options)
+        yield* Effect.addFinalizer(() => close)
+        return UserInteraction.of(seam)
+      })
+    )
+  }
+
+  /**
+   * The seam with an empty slot, no timeout and no hand-over.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer: Layer.Layer<UserInteraction> = UserInteraction.layerConfig()
+
+  /**
+   * Asks the human through the active provider.
+   *
+   * @since 0.1.0
+   */
+  static ask(request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError, UserInteraction> {
+    return UserInteraction.use((seam) => seam.ask(request))
+  }
+
+  /**
+   * Builds `providerLayer` and registers its provider for the lifetime of this
+   * layer. Closing the layer's scope ends the registration first, then the
+   * provider's own resources.
+   *
+   * @since 0.1.0
+   */
+  static provide<ROut, E, R>(
+    providerLayer: Layer.Layer<ROut | UserInteractionProvider, E, R>
+  ): Layer.Layer<never, E | DuplicateProvider, R | UserInteraction> {
+    return Layer.effectDiscard(buildAndRegister(providerLayer))
+  }
+
+  /**
+   * A fresh seam with `providerLayer`'s provider registered: the usual wiring
+   * for applications and tests. Other services the provider layer outputs
+   * pass through.
+   *
+   * @since 0.1.0
+   */
+  static layerWith<ROut, E, R>(
+    providerLayer: Layer.Layer<ROut | UserInteractionProvider, E, R>,
+    options?: UserInteractionOptions
+  ): Layer.Layer<UserInteraction | Exclude<ROut, UserInteractionProvider>, E, R> {
+    return Layer.effectContext(
+      buildAndRegister(providerLayer).pipe(
+        // The seam is built right here and has no other provider, so this cannot happen.
+        Effect.catchTag("DuplicateProvider", (error) => Effect.die(error))
+      )
+    ).pipe(Layer.provideMerge(UserInteraction.layerConfig(options)))
+  }
+}
+
+const buildAndRegister = <ROut, E, R>(providerLayer: Layer.Layer<ROut | UserInteractionProvider, E, R>) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(providerLayer)
+    const seam = yield* UserInteraction
+    yield* seam.register(Context.get(context, UserInteractionProvider))
+    return Context.omit(UserInteractionProvider)(context)
+  })

@@ -1,0 +1,24 @@
+/**
+ * Renders Schema issues as `questions[1].options[0].label: message`, the path
+ * form the contract promises in `InvalidRequest` messages.
+ *
+ * @internal
+ */
+import { SchemaIssue } from "effect"
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** Joins a Schema path the way a JavaScript reader writes it. */
+export const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string => {
+  let out = ""
+  for (const segment of path) {
+    const key = typeof segment === "object" ? segment.key : segment
+    if (typeof key === "number") out += `[${key}]`
+    else out += out === "" ? String(key) : `.${String(key)}`
+  }
+  return out === "" ? "(root)" : out
+}
+
+/** One line per issue, each naming its path. */
+export const formatIssue = (issue: SchemaIssue.Issue): string =>
+  formatter(issue).issues.map((i) => `${formatPath(i.path ?? [])}: ${i.message}`).join("; ")

@@ -1,0 +1,18 @@
+/**
+ * Builds `dist/` once before the suite: the end-to-end tests run the compiled
+ * `ask-user` program, as a user would. Type errors are reported by
+ * `npm run typecheck`; here only a failed emit stops the run.
+ */
+import { execFileSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+
+export default function setup(): void {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+  try {
+    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "pipe" })
+  } catch (error) {
+    if (!existsSync("dist/index.js")) throw error
+    process.stderr.write(`tsc reported errors; testing what it emitted:\n${String((error as { stdout?: unknown }).stdout)}\n`)
+  }
+}
