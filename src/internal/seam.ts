@@ -47,7 +47,8 @@ export interface Seam {
 const toMillis = (input: Duration.Input | undefined): number =>
   input === undefined ? 0 : Duration.toMillis(Duration.fromInputUnsafe(input))
 
-const aborted = Effect.fail(new AskAborted({ message: "The ask was aborted by its signal." }))
+const abortedError = () => new AskAborted({ message: "The ask was aborted by its signal." })
+const aborted = Effect.suspend(() => Effect.fail(abortedError()))
 
 const providerFailed = (cause: Cause.Cause<unknown>) =>
   new ProviderFailed({ message: `The provider failed: ${Cause.pretty(cause).split("\n")[0]}`, cause: Cause.squash(cause) })
@@ -57,6 +58,7 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
   const timeoutMillis = toMillis(options.timeout)
   const handoverMillis = toMillis(options.handover)
   let current: Registration | undefined
+  let seamClosed = false
   const successorWaiters = new Set<(successor: Registration | undefined) => void>()
 
   const closeRegistration = (registration: Registration) =>
@@ -92,22 +94,30 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
       }
 
       const runOn = (registration: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
+        Effect.flatMap(awaitProvider(registration), (exit) => settle(registration, exit))
+
+      /** Runs the provider's ask as an interruptible child and waits for its exit. */
+      const awaitProvider = (registration: Registration) =>
         Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(
-            Effect.forkChild(restore(registration.provider.ask(request)), { startImmediately: true }),
-            (child) => {
-              fiber = child
-              registration.pending.add(child)
-              if (isAborted || registration.closing) child.interruptUnsafe()
-              return restore(Fiber.await(child)).pipe(
+            Effect.forkChild(
+              // The child enrols itself before the provider's first step, so a registration
+              // that closes while the provider starts always finds it.
+              Effect.withFiber<AskUserQuestionAnswer, UserInteractionError>((self) => {
+                fiber = self as ProviderFiber
+                registration.pending.add(fiber)
+                return isAborted || registration.closing ? Effect.interrupt : restore(registration.provider.ask(request))
+              }),
+              { startImmediately: true }
+            ),
+            (child) =>
+              restore(Fiber.await(child)).pipe(
                 Effect.onInterrupt(() => Fiber.interrupt(child)),
                 Effect.ensuring(Effect.sync(() => {
                   registration.pending.delete(child)
                   fiber = undefined
-                })),
-                Effect.flatMap((exit) => settle(registration, exit))
+                }))
               )
-            }
           )
         )
 
@@ -129,7 +139,7 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
 
       const handOver = (closed: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
         const providerClosed = Effect.fail(new ProviderClosed())
-        if (handoverMillis <= 0) return providerClosed
+        if (handoverMillis <= 0 || seamClosed) return providerClosed
         if (current !== undefined && current !== closed) return runOn(current)
         const waitForSuccessor = Effect.callback<Registration | undefined>((resume) => {
           const wake = (successor: Registration | undefined) => {
@@ -176,12 +186,15 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
       const registration = current
       if (registration === undefined) return Effect.fail(new NoProvider())
       const phase = withTimeout(providerPhase(decoded.success, registration))
-      if (decoded.success.signal === undefined) return phase
-      // The contract: once the signal is aborted, the ask fails AskAborted whatever came after.
-      return Effect.flatMap(Effect.exit(phase), (exit) => decoded.success.signal?.aborted ? aborted : exit)
+      const requestSignal = decoded.success.signal
+      if (requestSignal === undefined) return phase
+      // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
+      // the provider was still taking its prompt down. (Answers are refused in `settle`.)
+      return Effect.mapError(phase, (error) => requestSignal.aborted ? abortedError() : error)
     })
 
   const close = Effect.sync(() => {
+    seamClosed = true
     for (const wake of Array.from(successorWaiters)) wake(undefined)
   })
 

@@ -1,0 +1,236 @@
+import { describe, expect, it } from "@effect/vitest"
+import { getEventListeners } from "node:events"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  AskCancelled,
+  AskDeclined,
+  ScriptedProvider,
+  UserInteraction,
+  UserInteractionProvider
+} from "effect-user-interaction"
+import { makeProbe, probeProvider } from "./support/providers.js"
+import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
+
+const answering = (answer: unknown) => ScriptedProvider.layer(() => Effect.succeed(answer as typeof singleAnswer))
+
+describe("UserInteraction.ask", () => {
+  it.effect("returns the provider's answer, checked and in question order", () =>
+    Effect.gen(function*() {
+      const reversed = { answers: [...batchAnswer.answers].reverse() }
+      const answer = yield* UserInteraction.ask(batch).pipe(Effect.provide(UserInteraction.layerWith(answering(reversed))))
+      expect(answer).toEqual(batchAnswer)
+    }))
+
+  it.effect("fails NO_PROVIDER when the slot is empty", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(UserInteraction.ask(single))
+      expect(error.code).toBe("NO_PROVIDER")
+    }).pipe(Effect.provide(UserInteraction.layer)))
+
+  it.effect("checks in the contract's order and never calls the provider for a bad request", () =>
+    Effect.gen(function*() {
+      const aborted = AbortSignal.abort()
+      // An aborted signal comes first, even before an empty or broken request.
+      expect((yield* Effect.flip(UserInteraction.ask({ questions: [], signal: aborted }))).code).toBe("ASK_ABORTED")
+      expect((yield* Effect.flip(UserInteraction.ask({ questions: [] }))).code).toBe("EMPTY_QUESTIONS")
+      const invalid = yield* Effect.flip(UserInteraction.ask({ questions: [{ id: "a", question: "" }] }))
+      expect(invalid.code).toBe("INVALID_REQUEST")
+      expect(invalid.message).toContain("questions[0].question")
+      expect(yield* ScriptedProvider.requests).toEqual([])
+    }).pipe(Effect.provide(UserInteraction.layerWith(answering(singleAnswer)))))
+
+  it.effect("checks the request before the slot: a bad request is INVALID_REQUEST even without a provider", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(UserInteraction.ask({ questions: [{ id: "a", question: "A", options: [{ label: "x" }, { label: "x" }] }] }))
+      expect(error.code).toBe("INVALID_REQUEST")
+    }).pipe(Effect.provide(UserInteraction.layer)))
+
+  it.effect("fails INVALID_ANSWER when the provider breaks the answer rules", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(UserInteraction.ask(single))
+      expect(error.code).toBe("INVALID_ANSWER")
+      expect(error.message).toContain("maybe")
+    }).pipe(Effect.provide(UserInteraction.layerWith(answering({ answers: [{ id: "go", selected: ["maybe"] }] })))))
+
+  it.effect("passes the provider's tagged failures through unchanged", () =>
+    Effect.gen(function*() {
+      const cancelled = new AskCancelled({ message: "Esc pressed" })
+      const error = yield* Effect.flip(UserInteraction.ask(single).pipe(
+        Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.fail(cancelled))))
+      ))
+      expect(error).toBe(cancelled)
+      const declined = yield* Effect.flip(UserInteraction.ask(single).pipe(
+        Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.fail(new AskDeclined()))))
+      ))
+      expect(declined.code).toBe("ASK_DECLINED")
+    }))
+
+  it.effect("turns a provider defect or unknown failure into PROVIDER_FAILED, keeping the cause", () =>
+    Effect.gen(function*() {
+      const boom = new Error("socket hung up")
+      const defect = yield* Effect.flip(UserInteraction.ask(single).pipe(
+        Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.die(boom))))
+      ))
+      expect(defect.code).toBe("PROVIDER_FAILED")
+      expect(defect.cause).toBe(boom)
+      expect(defect.message).toContain("socket hung up")
+      const unknown = yield* Effect.flip(UserInteraction.ask(single).pipe(
+        Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.fail("weird" as never))))
+      ))
+      expect(unknown.code).toBe("PROVIDER_FAILED")
+      expect(unknown.cause).toBe("weird")
+    }))
+
+  it.effect("passes the request to the provider and records it", () =>
+    Effect.gen(function*() {
+      yield* UserInteraction.ask({ ...single, agent: { id: "s1", name: "Coder" } })
+      expect(yield* ScriptedProvider.requests).toEqual([{ ...single, agent: { id: "s1", name: "Coder" } }])
+    }).pipe(Effect.provide(UserInteraction.layerWith(answering(singleAnswer)))))
+})
+
+describe("interruption and cleanup", () => {
+  it.effect("aborting the signal interrupts the provider, runs its finalizer and fails ASK_ABORTED", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const controller = new AbortController()
+      const exit = yield* Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(UserInteraction.ask({ ...single, signal: controller.signal }))
+        yield* Deferred.await(probe.asked)
+        controller.abort()
+        return yield* Fiber.await(fiber)
+      }).pipe(Effect.provide(UserInteraction.layerWith(probeProvider(probe, "p"))))
+      expect(Exit.isFailure(exit) && Cause.findErrorOption(exit.cause)).toMatchObject({ value: { code: "ASK_ABORTED" } })
+      expect(probe.finalized).toEqual(["p: prompt taken down", "p: provider closed"])
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0)
+    }))
+
+  it.effect("the timeout interrupts the provider, runs its finalizer and fails ASK_TIMEOUT", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const exit = yield* Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(UserInteraction.ask(single))
+        yield* Deferred.await(probe.asked)
+        yield* TestClock.adjust("29 seconds")
+        expect(fiber.pollUnsafe()).toBeUndefined()
+        yield* TestClock.adjust("1 second")
+        return yield* Fiber.await(fiber)
+      }).pipe(Effect.provide(UserInteraction.layerWith(probeProvider(probe, "p"), { timeout: "30 seconds" })))
+      expect(Exit.isFailure(exit) && Cause.findErrorOption(exit.cause)).toMatchObject({ value: { code: "ASK_TIMEOUT" } })
+      expect(probe.finalized[0]).toBe("p: prompt taken down")
+    }))
+
+  it.effect("interrupting the caller interrupts the provider and runs its finalizer", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const exit = yield* Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(UserInteraction.ask(single))
+        yield* Deferred.await(probe.asked)
+        yield* Fiber.interrupt(fiber)
+        expect(probe.finalized).toEqual(["p: prompt taken down"])
+        return yield* Fiber.await(fiber)
+      }).pipe(Effect.provide(UserInteraction.layerWith(probeProvider(probe, "p"))))
+      expect(Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)).toBe(true)
+    }))
+
+  it.effect("an answer that arrives after the abort still fails ASK_ABORTED", () =>
+    Effect.gen(function*() {
+      const controller = new AbortController()
+      const provider = Layer.succeed(UserInteractionProvider, {
+        // Ignores interruption while it "answers", as a sloppy provider might.
+        ask: () => Effect.uninterruptible(Effect.sync(() => controller.abort()).pipe(Effect.as(singleAnswer)))
+      })
+      const error = yield* Effect.flip(UserInteraction.ask({ ...single, signal: controller.signal }).pipe(
+        Effect.provide(UserInteraction.layerWith(provider))
+      ))
+      expect(error.code).toBe("ASK_ABORTED")
+    }))
+
+  it.effect("an abort while a timed-out provider is still closing wins over the timeout", () =>
+    Effect.gen(function*() {
+      const controller = new AbortController()
+      const slowToClose = Layer.succeed(UserInteractionProvider, {
+        ask: () => Effect.uninterruptible(Effect.sleep("10 seconds")).pipe(Effect.as(singleAnswer))
+      })
+      const fiber = yield* Effect.forkChild(UserInteraction.ask({ ...single, signal: controller.signal }).pipe(
+        Effect.provide(UserInteraction.layerWith(slowToClose, { timeout: "1 second" }))
+      ))
+      yield* TestClock.adjust("5 seconds")
+      controller.abort()
+      yield* TestClock.adjust("5 seconds")
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && Cause.findErrorOption(exit.cause)).toMatchObject({ value: { code: "ASK_ABORTED" } })
+    }))
+
+  it.effect("removes every listener it adds, across 1000 asks sharing one signal", () =>
+    Effect.gen(function*() {
+      const controller = new AbortController()
+      const results = yield* Effect.forEach(
+        Array.from({ length: 1000 }, () => ({ ...single, signal: controller.signal })),
+        (request) => UserInteraction.ask(request),
+        { concurrency: 50 }
+      )
+      expect(results).toHaveLength(1000)
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0)
+    }).pipe(Effect.provide(UserInteraction.layerWith(answering(singleAnswer)))))
+
+  it.effect("removes listeners of failed and aborted asks too", () =>
+    Effect.gen(function*() {
+      const controller = new AbortController()
+      const failing = UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.fail(new AskCancelled())))
+      for (let i = 0; i < 20; i++) {
+        yield* Effect.flip(UserInteraction.ask({ ...single, signal: controller.signal }).pipe(Effect.provide(failing)))
+      }
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0)
+    }))
+
+  it.effect("leaves no fiber running once the seam's layer is closed", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(UserInteraction.layerWith(probeProvider(probe, "p")), scope)
+      const asks = yield* Effect.forEach(
+        Array.from({ length: 10 }),
+        () => Effect.forkDetach(UserInteraction.ask(single).pipe(Effect.provideContext(context)))
+      )
+      yield* Deferred.await(probe.asked)
+      yield* Effect.yieldNow
+      yield* Scope.close(scope, Exit.void)
+      const exits = asks.map((fiber) => fiber.pollUnsafe())
+      expect(exits.every((exit) => exit !== undefined)).toBe(true)
+      expect(exits.map((exit) => exit && Exit.isFailure(exit) && Cause.findErrorOption(exit.cause).pipe((o) => o._tag === "Some" && o.value.code)))
+        .toEqual(Array(10).fill("PROVIDER_CLOSED"))
+      expect(probe.finalized.filter((f) => f === "p: prompt taken down")).toHaveLength(10)
+      expect(probe.finalized.at(-1)).toBe("p: provider closed")
+    }))
+})
+
+describe("registration", () => {
+  it.effect("refuses a second provider with DUPLICATE_PROVIDER and keeps the first", () =>
+    Effect.gen(function*() {
+      const seam = yield* UserInteraction
+      const first = UserInteractionProvider.of({ ask: () => Effect.succeed(singleAnswer) })
+      const second = UserInteractionProvider.of({ ask: () => Effect.succeed({ answers: [{ id: "go", selected: ["no"] }] }) })
+      yield* seam.register(first)
+      const error = yield* Effect.flip(seam.register(second))
+      expect(error.code).toBe("DUPLICATE_PROVIDER")
+      expect(yield* seam.ask(single)).toEqual(singleAnswer)
+    }).pipe(Effect.provide(UserInteraction.layer)))
+
+  it.effect("UserInteraction.provide fails DUPLICATE_PROVIDER on a seam that has one", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const both = UserInteraction.provide(answering(singleAnswer)).pipe(
+        Layer.provideMerge(UserInteraction.provide(probeProvider(probe, "first"))),
+        Layer.provideMerge(UserInteraction.layer)
+      )
+      const error = yield* Effect.flip(Layer.build(both))
+      expect(error.code).toBe("DUPLICATE_PROVIDER")
+    }))
+
+  it.effect("layerWith passes the provider layer's other services through", () =>
+    Effect.gen(function*() {
+      yield* UserInteraction.ask(single)
+      expect(yield* ScriptedProvider.requests).toHaveLength(1)
+    }).pipe(Effect.provide(UserInteraction.layerWith(answering(singleAnswer)))))
+})

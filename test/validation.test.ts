@@ -1,0 +1,97 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Result } from "effect"
+import { checkAnswer, decodeRequest, decodeRequestJson } from "effect-user-interaction"
+import { batch, batchAnswer } from "./support/requests.js"
+
+const failure = <E>(r: Result.Result<unknown, E>): E => {
+  if (Result.isSuccess(r)) throw new Error("expected a failure")
+  return r.failure
+}
+
+describe("decodeRequest", () => {
+  it("accepts a valid batch unchanged", () => {
+    expect(decodeRequest(batch)).toEqual(Result.succeed(batch))
+  })
+
+  it.each([
+    [{ questions: [{ id: "a", question: "A?" }, { id: "b", question: "B?", options: [{ label: "" }] }] }, "questions[1].options[0].label"],
+    [{ questions: [{ id: "a" }] }, "questions[0].question"],
+    [{ questions: [{ id: "", question: "A?" }] }, "questions[0].id"],
+    [{ questions: [{ id: "a", question: "A?", multiSelect: "yes" }] }, "questions[0].multiSelect"],
+    [{ questions: "a" }, "questions"],
+    [{ questions: [{ id: "a", question: "A?" }], agent: { name: "x" } }, "agent.id"],
+    [null, "(root)"]
+  ])("names the path of what does not decode: %j", (input, path) => {
+    const error = failure(decodeRequest(input))
+    expect(error._tag).toBe("InvalidRequest")
+    expect(error.message).toContain(path)
+  })
+
+  it("refuses repeated question ids and repeated labels, naming where", () => {
+    const ids = failure(decodeRequest({ questions: [{ id: "a", question: "1" }, { id: "a", question: "2" }] }))
+    expect(ids._tag).toBe("InvalidRequest")
+    expect(ids.message).toContain("questions[1].id")
+    const labels = failure(decodeRequest({
+      questions: [{ id: "a", question: "1", options: [{ label: "x" }, { label: "y" }, { label: "x" }] }]
+    }))
+    expect(labels._tag).toBe("InvalidRequest")
+    expect(labels.message).toContain("questions[0].options[2].label")
+  })
+
+  it("is EmptyQuestions for an empty batch", () => {
+    expect(failure(decodeRequest({ questions: [] }))._tag).toBe("EmptyQuestions")
+  })
+})
+
+describe("decodeRequestJson", () => {
+  it("accepts multi_select and multiSelect", () => {
+    const snake = decodeRequestJson({ questions: [{ id: "a", question: "A?", options: [{ label: "x" }], multi_select: true }] })
+    const camel = decodeRequestJson({ questions: [{ id: "a", question: "A?", options: [{ label: "x" }], multiSelect: true }] })
+    const expected = { questions: [{ id: "a", question: "A?", options: [{ label: "x" }], multiSelect: true }] }
+    expect(snake).toEqual(Result.succeed(expected))
+    expect(camel).toEqual(Result.succeed(expected))
+  })
+
+  it("keeps the agent and names bad paths", () => {
+    expect(decodeRequestJson({ questions: [{ id: "a", question: "A?" }], agent: { id: "s1", name: "Coder" } }))
+      .toEqual(Result.succeed({ questions: [{ id: "a", question: "A?" }], agent: { id: "s1", name: "Coder" } }))
+    expect(failure(decodeRequestJson({ questions: [{ id: "a", question: "A?", multi_select: 1 }] })).message)
+      .toContain("questions[0].multi_select")
+  })
+})
+
+describe("checkAnswer", () => {
+  it("returns the answer in question order, whatever order the provider used", () => {
+    const shuffled = { answers: [batchAnswer.answers[2]!, batchAnswer.answers[0]!, batchAnswer.answers[1]!] }
+    expect(checkAnswer(batch, shuffled)).toEqual(Result.succeed(batchAnswer))
+  })
+
+  it("drops blank custom text, leaving an explicit skip", () => {
+    const answer = { answers: [{ id: "db", selected: [], custom: "   " }, { id: "features", selected: [] }, { id: "name", selected: [], custom: "" }] }
+    expect(checkAnswer(batch, answer)).toEqual(Result.succeed({
+      answers: [{ id: "db", selected: [] }, { id: "features", selected: [] }, { id: "name", selected: [] }]
+    }))
+  })
+
+  const broken = (answers: ReadonlyArray<unknown>) => failure(checkAnswer(batch, { answers }))
+  const base = batchAnswer.answers
+  it.each([
+    ["a missing answer", [base[0], base[1]], "no answer"],
+    ["an unknown id", [...base, { id: "zzz", selected: [] }], "zzz"],
+    ["a repeated id", [...base, base[0]], "twice"],
+    ["a label of another question", [{ id: "db", selected: ["auth"] }, base[1], base[2]], "not an option"],
+    ["a repeated label", [base[0], { id: "features", selected: ["auth", "auth"] }, base[2]], "selected twice"],
+    ["two labels on a single-select", [{ id: "db", selected: ["SQLite", "Postgres (Recommended)"] }, base[1], base[2]], "single-select"],
+    ["custom text with choices", [{ id: "db", selected: ["SQLite"], custom: "Mongo" }, base[1], base[2]], "both"],
+    ["a label on an optionless question", [base[0], base[1], { id: "name", selected: ["atlas"] }], "not an option"]
+  ])("refuses %s", (_, answers, reason) => {
+    const error = broken(answers)
+    expect(error._tag).toBe("InvalidAnswer")
+    expect(error.message).toContain(reason)
+  })
+
+  it("refuses what is not an answer at all", () => {
+    expect(failure(checkAnswer(batch, { answers: "yes" }))._tag).toBe("InvalidAnswer")
+    expect(failure(checkAnswer(batch, undefined))._tag).toBe("InvalidAnswer")
+  })
+})
