@@ -30,6 +30,7 @@ interface Registration {
   readonly provider: Provider
   readonly pending: Set<ProviderFiber>
   closing: boolean
+  closedError: ProviderClosed | undefined
 }
 
 /** The options of `UserInteraction.layerConfig`. */
@@ -55,120 +56,8 @@ const providerFailed = (cause: Cause.Cause<unknown>) =>
 
 /** Builds a seam; `close` ends the waits of asks still in a hand-over window. */
 export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly close: Effect.Effect<void> } => {
+  const slot = new Slot(toMillis(options.handover))
   const timeoutMillis = toMillis(options.timeout)
-  const handoverMillis = toMillis(options.handover)
-  let current: Registration | undefined
-  let seamClosed = false
-  const successorWaiters = new Set<(successor: Registration | undefined) => void>()
-
-  const closeRegistration = (registration: Registration) =>
-    Effect.suspend(() => {
-      registration.closing = true
-      if (current === registration) current = undefined
-      return Fiber.interruptAll(Array.from(registration.pending))
-    })
-
-  const register = (provider: Provider) =>
-    Effect.acquireRelease(
-      Effect.suspend(() => {
-        if (current !== undefined) return Effect.fail(new DuplicateProvider())
-        const registration: Registration = { provider, pending: new Set(), closing: false }
-        current = registration
-        for (const wake of successorWaiters) wake(registration)
-        return Effect.succeed(registration)
-      }),
-      closeRegistration
-    ).pipe(Effect.asVoid)
-
-  /** Runs one request to completion on whichever provider holds it, following hand-overs. */
-  const providerPhase = (request: AskUserQuestionRequest, first: Registration) =>
-    Effect.suspend(() => {
-      const signal = request.signal
-      let fiber: ProviderFiber | undefined
-      let wakeWaiter: ((successor: Registration | undefined) => void) | undefined
-      let isAborted = false
-      const onAbort = () => {
-        isAborted = true
-        fiber?.interruptUnsafe()
-        wakeWaiter?.(undefined)
-      }
-
-      const runOn = (registration: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
-        Effect.flatMap(awaitProvider(registration), (exit) => settle(registration, exit))
-
-      /** Runs the provider's ask as an interruptible child and waits for its exit. */
-      const awaitProvider = (registration: Registration) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(
-            Effect.forkChild(
-              // The child enrols itself before the provider's first step, so a registration
-              // that closes while the provider starts always finds it.
-              Effect.withFiber<AskUserQuestionAnswer, UserInteractionError>((self) => {
-                fiber = self as ProviderFiber
-                registration.pending.add(fiber)
-                return isAborted || registration.closing ? Effect.interrupt : restore(registration.provider.ask(request))
-              }),
-              { startImmediately: true }
-            ),
-            (child) =>
-              restore(Fiber.await(child)).pipe(
-                Effect.onInterrupt(() => Fiber.interrupt(child)),
-                Effect.ensuring(Effect.sync(() => {
-                  registration.pending.delete(child)
-                  fiber = undefined
-                }))
-              )
-          )
-        )
-
-      const settle = (
-        registration: Registration,
-        exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>
-      ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
-        if (isAborted) return aborted
-        if (Exit.isSuccess(exit)) {
-          const checked = checkAnswer(request, exit.value)
-          return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(checked.failure)
-        }
-        const cause = exit.cause
-        if (registration.closing && Cause.hasInterruptsOnly(cause)) return handOver(registration)
-        const error = Cause.findErrorOption(cause)
-        if (error._tag === "Some" && error.value instanceof HarnessError) return Effect.fail(error.value)
-        return Effect.fail(providerFailed(cause))
-      }
-
-      const handOver = (closed: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
-        const providerClosed = Effect.fail(new ProviderClosed())
-        if (handoverMillis <= 0 || seamClosed) return providerClosed
-        if (current !== undefined && current !== closed) return runOn(current)
-        const waitForSuccessor = Effect.callback<Registration | undefined>((resume) => {
-          const wake = (successor: Registration | undefined) => {
-            successorWaiters.delete(wake)
-            wakeWaiter = undefined
-            resume(Effect.succeed(successor))
-          }
-          wakeWaiter = wake
-          successorWaiters.add(wake)
-          return Effect.sync(() => {
-            successorWaiters.delete(wake)
-            wakeWaiter = undefined
-          })
-        })
-        return waitForSuccessor.pipe(
-          Effect.timeoutOption(Duration.millis(handoverMillis)),
-          Effect.flatMap((successor) => {
-            if (isAborted) return aborted
-            if (successor._tag === "None" || successor.value === undefined) return providerClosed
-            return runOn(successor.value)
-          })
-        )
-      }
-
-      if (signal === undefined) return runOn(first)
-      signal.addEventListener("abort", onAbort, { once: true })
-      return runOn(first).pipe(Effect.ensuring(Effect.sync(() => signal.removeEventListener("abort", onAbort))))
-    })
-
   const withTimeout = timeoutMillis > 0
     ? <A>(phase: Effect.Effect<A, UserInteractionError>) =>
       Effect.timeoutOrElse(phase, {
@@ -183,20 +72,154 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
       if (signal instanceof AbortSignal && signal.aborted) return aborted
       const decoded = decodeRequest(request)
       if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
-      const registration = current
+      const registration = slot.current
       if (registration === undefined) return Effect.fail(new NoProvider())
-      const phase = withTimeout(providerPhase(decoded.success, registration))
-      const requestSignal = decoded.success.signal
-      if (requestSignal === undefined) return phase
-      // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
-      // the provider was still taking its prompt down. (Answers are refused in `settle`.)
-      return Effect.mapError(phase, (error) => requestSignal.aborted ? abortedError() : error)
+      // The decoded copy only proves the request well-formed; the provider gets the caller's object.
+      if (!(signal instanceof AbortSignal)) return withTimeout(new PendingAsk(slot, request, undefined).run(registration))
+      const pending = new PendingAsk(slot, request, signal)
+      signal.addEventListener("abort", pending, { once: true })
+      return withTimeout(pending.run(registration)).pipe(
+        // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
+        // the provider was still taking its prompt down. (Answers are refused in `settle`.)
+        Effect.mapError((error) => signal.aborted ? abortedError() : error),
+        Effect.ensuring(Effect.sync(() => signal.removeEventListener("abort", pending)))
+      )
     })
 
-  const close = Effect.sync(() => {
-    seamClosed = true
-    for (const wake of Array.from(successorWaiters)) wake(undefined)
-  })
+  return { seam: { ask, register: (provider) => slot.register(provider) }, close: Effect.sync(() => slot.close()) }
+}
 
-  return { seam: { ask, register }, close }
+/** The one provider slot and the asks waiting for a successor. */
+class Slot {
+  current: Registration | undefined
+  closed = false
+  readonly successorWaiters = new Set<PendingAsk>()
+  constructor(readonly handoverMillis: number) {}
+
+  register(provider: Provider): Effect.Effect<void, DuplicateProvider, Scope.Scope> {
+    return Effect.acquireRelease(
+      Effect.suspend(() => {
+        if (this.current !== undefined) return Effect.fail(new DuplicateProvider())
+        const registration: Registration = { provider, pending: new Set(), closing: false, closedError: undefined }
+        this.current = registration
+        for (const waiter of this.successorWaiters) waiter.wake(registration)
+        return Effect.succeed(registration)
+      }),
+      (registration) =>
+        Effect.suspend(() => {
+          registration.closing = true
+          if (this.current === registration) this.current = undefined
+          return Fiber.interruptAll(Array.from(registration.pending))
+        })
+    ).pipe(Effect.asVoid)
+  }
+
+  close(): void {
+    this.closed = true
+    for (const waiter of Array.from(this.successorWaiters)) waiter.wake(undefined)
+  }
+}
+
+/**
+ * One ask between the request checks and the answer: the provider fiber it
+ * runs on, and its abort listener (the object itself, so no closure is kept
+ * per ask).
+ */
+class PendingAsk implements EventListenerObject {
+  fiber: ProviderFiber | undefined
+  aborted = false
+  resumeWaiter: ((successor: Registration | undefined) => void) | undefined
+
+  constructor(
+    readonly slot: Slot,
+    readonly request: AskUserQuestionRequest,
+    readonly signal: AbortSignal | undefined
+  ) {}
+
+  /** The request's signal aborted: take the provider's prompt down, or stop waiting for a successor. */
+  handleEvent(): void {
+    this.aborted = true
+    this.fiber?.interruptUnsafe()
+    this.wake(undefined)
+  }
+
+  wake(successor: Registration | undefined): void {
+    this.slot.successorWaiters.delete(this)
+    const resume = this.resumeWaiter
+    this.resumeWaiter = undefined
+    resume?.(successor)
+  }
+
+  /** Runs the request on `registration`, following hand-overs to successors. */
+  run(registration: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
+    return Effect.flatMap(this.runProvider(registration), (exit) => this.settle(registration, exit))
+  }
+
+  /** The provider's ask as an interruptible child; interrupting the caller interrupts it and waits for its finalizers. */
+  runProvider(registration: Registration): Effect.Effect<Exit.Exit<AskUserQuestionAnswer, UserInteractionError>> {
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        Effect.forkChild(this.enrol(registration), { startImmediately: true }),
+        (child) =>
+          restore(Effect.callback<Exit.Exit<AskUserQuestionAnswer, UserInteractionError>>((resume) => {
+            child.addObserver((exit) => {
+              registration.pending.delete(child)
+              if (this.fiber === child) this.fiber = undefined
+              resume(Effect.succeed(exit))
+            })
+            return Fiber.interrupt(child)
+          }))
+      )
+    )
+  }
+
+  /** The child enrols itself before the provider's first step, so a registration closing meanwhile finds it. */
+  enrol(registration: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
+    return Effect.withFiber((self) => {
+      this.fiber = self as ProviderFiber
+      registration.pending.add(this.fiber)
+      return this.aborted || registration.closing ? Effect.interrupt : registration.provider.ask(this.request)
+    })
+  }
+
+  settle(
+    registration: Registration,
+    exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>
+  ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
+    if (this.aborted) return aborted
+    if (Exit.isSuccess(exit)) {
+      const checked = checkAnswer(this.request, exit.value)
+      return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(checked.failure)
+    }
+    const cause = exit.cause
+    if (registration.closing && Cause.hasInterruptsOnly(cause)) return this.handOver(registration)
+    const error = Cause.findErrorOption(cause)
+    if (error._tag === "Some" && error.value instanceof HarnessError) return Effect.fail(error.value)
+    return Effect.fail(providerFailed(cause))
+  }
+
+  /** The provider closed under this ask: wait up to the hand-over window for a successor to ask again. */
+  handOver(closed: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
+    // One error for every ask the closing provider leaves behind: closing 100k asks stays cheap.
+    const providerClosed = Effect.fail(closed.closedError ??= new ProviderClosed())
+    const slot = this.slot
+    if (slot.handoverMillis <= 0 || slot.closed) return providerClosed
+    if (slot.current !== undefined) return this.run(slot.current)
+    const waitForSuccessor = Effect.callback<Registration | undefined>((resume) => {
+      this.resumeWaiter = (successor) => resume(Effect.succeed(successor))
+      slot.successorWaiters.add(this)
+      return Effect.sync(() => {
+        slot.successorWaiters.delete(this)
+        this.resumeWaiter = undefined
+      })
+    })
+    return waitForSuccessor.pipe(
+      Effect.timeoutOption(Duration.millis(slot.handoverMillis)),
+      Effect.flatMap((successor) => {
+        if (this.aborted) return aborted
+        if (successor._tag === "None" || successor.value === undefined) return providerClosed
+        return this.run(successor.value)
+      })
+    )
+  }
 }

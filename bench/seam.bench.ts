@@ -1,0 +1,114 @@
+/**
+ * The seam's own cost: asks per second with an instant provider, against the
+ * provider called directly and against a plain-Promise seam of the seed's
+ * shape; then memory per pending ask and the time to settle 100k of them
+ * when the provider's scope closes.
+ */
+import { Effect, Exit, Fiber, Layer, Result, Scope } from "effect"
+import {
+  type AskUserQuestionAnswer,
+  type AskUserQuestionRequest,
+  checkAnswer,
+  decodeRequest,
+  NoProvider,
+  AskAborted,
+  UserInteraction,
+  UserInteractionProvider
+} from "../dist/index.js"
+import { printTable, time } from "./support.ts"
+
+const request: AskUserQuestionRequest = {
+  questions: [
+    { id: "db", question: "Which database?", options: [{ label: "Postgres (Recommended)" }, { label: "SQLite" }] },
+    { id: "name", question: "Project name?" }
+  ],
+  signal: new AbortController().signal
+}
+const answer: AskUserQuestionAnswer = {
+  answers: [{ id: "db", selected: ["Postgres (Recommended)"] }, { id: "name", selected: [], custom: "atlas" }]
+}
+const instant = UserInteractionProvider.of({ ask: () => Effect.succeed(answer) })
+
+/** The baseline: the seed's shape, one slot, the same checks, a signal listener, Promises. */
+class PlainSeam {
+  provider: { ask(req: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> } | undefined
+  ask(req: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
+    if (req.signal?.aborted) return Promise.reject(new AskAborted())
+    const decoded = decodeRequest(req)
+    if (Result.isFailure(decoded)) return Promise.reject(decoded.failure)
+    const provider = this.provider
+    if (provider === undefined) return Promise.reject(new NoProvider())
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(new AskAborted())
+      req.signal?.addEventListener("abort", onAbort, { once: true })
+      provider.ask(req).then(
+        (a) => {
+          req.signal?.removeEventListener("abort", onAbort)
+          const checked = checkAnswer(req, a)
+          if (Result.isSuccess(checked)) resolve(checked.success)
+          else reject(checked.failure)
+        },
+        (e) => {
+          req.signal?.removeEventListener("abort", onAbort)
+          reject(e)
+        }
+      )
+    })
+  }
+}
+
+const N = 100_000
+const rows: Array<Array<string>> = []
+
+const plain = new PlainSeam()
+plain.provider = { ask: async () => answer }
+const baseline = await time(N, async () => {
+  for (let i = 0; i < N; i++) await plain.ask(request)
+})
+
+const direct = await time(N, () =>
+  Effect.runPromise(Effect.gen(function*() {
+    for (let i = 0; i < N; i++) yield* instant.ask(request)
+  })))
+
+const seam = await time(N, () =>
+  Effect.runPromise(Effect.gen(function*() {
+    const ui = yield* UserInteraction
+    for (let i = 0; i < N; i++) yield* ui.ask(request)
+  }).pipe(Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant))))))
+
+rows.push(["plain-Promise seam (baseline)", baseline.perSecond, baseline.micros, "1.00×"])
+rows.push(["provider.ask called directly", direct.perSecond, direct.micros, `${(direct.seconds / baseline.seconds).toFixed(2)}×`])
+rows.push(["UserInteraction.ask", seam.perSecond, seam.micros, `${(seam.seconds / baseline.seconds).toFixed(2)}×`])
+printTable([`${N.toLocaleString("en")} sequential asks, instant provider`, "asks/s", "µs/ask", "time vs baseline"], rows)
+
+// 100k pending asks: memory per pending ask, and how long closing the provider takes to settle them.
+const P = 100_000
+const pendingResult = await Effect.runPromise(Effect.gen(function*() {
+  const seamContext = yield* Layer.build(UserInteraction.layer)
+  const ui = yield* UserInteraction.pipe(Effect.provideContext(seamContext))
+  const providerScope = yield* Scope.make()
+  yield* ui.register(UserInteractionProvider.of({ ask: () => Effect.never })).pipe(Scope.provide(providerScope))
+  const requests = Array.from({ length: P }, () => ({ questions: request.questions }))
+  globalThis.gc?.()
+  const before = process.memoryUsage().heapUsed
+  const fibers = requests.map((r) => Effect.runFork(ui.ask(r)))
+  yield* Effect.sleep("50 millis")
+  globalThis.gc?.()
+  const after = process.memoryUsage().heapUsed
+  const start = performance.now()
+  yield* Scope.close(providerScope, Exit.void)
+  yield* Fiber.awaitAll(fibers)
+  const settleMs = performance.now() - start
+  const closed = fibers.filter((f) => {
+    const exit = f.pollUnsafe()
+    return exit !== undefined && Exit.isFailure(exit)
+  }).length
+  return { bytesPerAsk: (after - before) / P, settleMs, closed }
+}).pipe(Effect.scoped))
+
+printTable(["100,000 pending asks", "value", "target"], [
+  ["heap per pending ask", `${Math.round(pendingResult.bytesPerAsk)} B`, "≤ 2,048 B"],
+  ["closing the provider settles all", `${pendingResult.settleMs.toFixed(0)} ms`, "≤ 250 ms"],
+  ["asks settled PROVIDER_CLOSED", pendingResult.closed.toLocaleString("en"), P.toLocaleString("en")]
+])
