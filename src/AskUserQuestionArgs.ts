@@ -7,9 +7,9 @@
  */
 import { Exit, Result, Schema } from "effect"
 import { Agent, AskUserQuestionOption, type AskUserQuestionItem, type AskUserQuestionRequest } from "./AskUserQuestion.js"
-import { decodeRequest } from "./AskValidation.js"
-import { formatIssue } from "./internal/schemaPath.js"
-import { type EmptyQuestions, InvalidRequest } from "./UserInteractionError.js"
+import { checkRequest } from "./AskValidation.js"
+import { invalidRequestFrom } from "./internal/schemaPath.js"
+import type { EmptyQuestions, InvalidRequest } from "./UserInteractionError.js"
 
 const questionFields = {
   id: Schema.NonEmptyString.annotate({ description: "Stable snake_case id; the answer for this question carries it." }),
@@ -53,16 +53,10 @@ export const decodeRequestJson = (
   input: unknown
 ): Result.Result<AskUserQuestionRequest, InvalidRequest | EmptyQuestions> => {
   const exit = decodeLenient(input)
-  if (Exit.isFailure(exit)) {
-    const error = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
-    return Result.fail(new InvalidRequest({
-      message: `Invalid request: ${error ? formatIssue(error.issue) : "could not decode"}`,
-      cause: error
-    }))
-  }
+  if (Exit.isFailure(exit)) return Result.fail(invalidRequestFrom(exit))
   const questions = exit.value.questions.map(({ multiSelect, multi_select, ...rest }): AskUserQuestionItem => {
     const multi = multi_select ?? multiSelect
     return multi === undefined ? rest : { ...rest, multiSelect: multi }
   })
-  return decodeRequest(exit.value.agent === undefined ? { questions } : { questions, agent: exit.value.agent })
+  return checkRequest(exit.value.agent === undefined ? { questions } : { questions, agent: exit.value.agent })
 }

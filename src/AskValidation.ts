@@ -12,14 +12,13 @@ import {
   type AskUserQuestionAnswerItem,
   AskUserQuestionRequest
 } from "./AskUserQuestion.js"
-import { formatIssue } from "./internal/schemaPath.js"
+import { firstError, formatIssue, invalidRequestFrom } from "./internal/schemaPath.js"
 import { EmptyQuestions, InvalidAnswer, InvalidRequest } from "./UserInteractionError.js"
 
 const decodeRequestExit = Schema.decodeUnknownExit(AskUserQuestionRequest)
 const decodeAnswerExit = Schema.decodeUnknownExit(AskUserQuestionAnswer)
 
-const firstError = <E>(exit: Exit.Exit<unknown, E>): E | undefined =>
-  Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error as E | undefined : undefined
+
 
 /**
  * Decodes and checks a request: `InvalidRequest` (naming the path) when it does
@@ -32,14 +31,19 @@ export const decodeRequest = (
   input: unknown
 ): Result.Result<AskUserQuestionRequest, InvalidRequest | EmptyQuestions> => {
   const exit = decodeRequestExit(input)
-  if (Exit.isFailure(exit)) {
-    const error = firstError(exit)
-    return Result.fail(new InvalidRequest({
-      message: `Invalid request: ${error ? formatIssue(error.issue) : "could not decode"}`,
-      cause: error
-    }))
-  }
-  const request = exit.value
+  if (Exit.isFailure(exit)) return Result.fail(invalidRequestFrom(exit))
+  return checkRequest(exit.value)
+}
+
+/**
+ * The checks a well-formed request must still pass: `EmptyQuestions` for no
+ * questions, `InvalidRequest` for a repeated question id or option label.
+ *
+ * @since 0.1.0
+ */
+export const checkRequest = (
+  request: AskUserQuestionRequest
+): Result.Result<AskUserQuestionRequest, InvalidRequest | EmptyQuestions> => {
   if (request.questions.length === 0) return Result.fail(new EmptyQuestions())
   const ids = new Set<string>()
   for (let q = 0; q < request.questions.length; q++) {

@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import { SchemaIssue } from "effect"
+import { Exit, type Schema, SchemaIssue } from "effect"
+import { InvalidRequest } from "../UserInteractionError.js"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -22,3 +23,16 @@ export const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: Pro
 /** One line per issue, each naming its path. */
 export const formatIssue = (issue: SchemaIssue.Issue): string =>
   formatter(issue).issues.map((i) => `${formatPath(i.path ?? [])}: ${i.message}`).join("; ")
+
+/** The first typed failure of an exit, if any. */
+export const firstError = <E>(exit: Exit.Exit<unknown, E>): E | undefined =>
+  Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error as E | undefined : undefined
+
+/** The `InvalidRequest` for a request that did not decode, naming each path. */
+export const invalidRequestFrom = (exit: Exit.Exit<unknown, Schema.SchemaError>): InvalidRequest => {
+  const error = firstError(exit)
+  return new InvalidRequest({
+    message: `Invalid request: ${error ? formatIssue(error.issue) : "could not decode"}`,
+    cause: error
+  })
+}
