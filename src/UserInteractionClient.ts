@@ -5,8 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Result, Scope } from "effect"
+import type { Agent, AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { requestFromToolArgs } from "./internal/toolCall.js"
 import { UserInteraction } from "./UserInteraction.js"
 import type { UserInteractionProvider } from "./UserInteractionProvider.js"
 import {
@@ -37,6 +38,15 @@ export interface UserInteractionClient {
   registerProvider(provider: PromiseProvider): () => void
   /** Asks through the registered provider, honouring `req.signal`. */
   ask(req: AskUserQuestionRequest): Promise<AskUserQuestionAnswer>
+  /**
+   * The tool `ask_user_question` for Promise-world tool runners: `args` are the
+   * model's arguments (`AskUserQuestionArgs`); rejects like `ask`, checking an
+   * aborted signal first, then the arguments.
+   */
+  executeAskUserQuestion(
+    args: unknown,
+    options?: { readonly signal?: AbortSignal | undefined; readonly agent?: Agent | undefined }
+  ): Promise<AskUserQuestionAnswer>
   /** Fails pending asks with `AskAborted`, ends the registration and closes the seam. */
   dispose(): Promise<void>
 }
@@ -99,6 +109,11 @@ export const makeUserInteractionClient = (
       })
     })
 
+  const executeAskUserQuestion: UserInteractionClient["executeAskUserQuestion"] = (args, options) => {
+    const request = requestFromToolArgs(args, options)
+    return Result.isSuccess(request) ? ask(request.success) : Promise.reject(request.failure)
+  }
+
   const dispose = (): Promise<void> => {
     disposed ??= Effect.runPromise(
       Fiber.interruptAll(Array.from(pending)).pipe(Effect.andThen(Scope.close(scope, Exit.void)))
@@ -106,5 +121,5 @@ export const makeUserInteractionClient = (
     return disposed
   }
 
-  return { registerProvider, ask, dispose }
+  return { registerProvider, ask, executeAskUserQuestion, dispose }
 }

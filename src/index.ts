@@ -15,3 +15,10 @@ export {
   type UserInteractionClient
 } from "./UserInteractionClient.js"
 export { AskUserQuestionArgs, decodeRequestJson } from "./AskUserQuestionArgs.js"
+export * from "./ElicitationForm.js"
+export { AskingAgent, AskUserQuestionHandlers, AskUserQuestionTool, AskUserQuestionToolkit, UserInteractionErrorJson } from "./AskUserQuestionTool.js"
+export { McpProvider, McpToolCall } from "./McpProvider.js"
+export { AcpProvider, AcpSession, type AcpProviderOptions } from "./AcpProvider.js"
+export { WebProvider, type WebPendingAsk, type WebProviderOptions } from "./WebProvider.js"
+export * as TerminalProvider from "./TerminalProvider.js"
+export { FanoutProvider } from "./FanoutProvider.js"

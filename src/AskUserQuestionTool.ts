@@ -1,0 +1,125 @@
+/**
+ * The model-facing tool `ask_user_question`: an `effect/ai` tool whose call
+ * pauses until the human answers through the active provider. The answer
+ * comes back as an ordinary tool result; every failure comes back as
+ * `{ "name": "UserInteractionError", "code", "message" }`, which the model
+ * can read and act on.
+ *
+ * ```ts
+ * const chat = yield* Chat.empty
+ * yield* chat.generateText({ prompt: "Set up the project", toolkit: AskUserQuestionToolkit })
+ * // provide AskUserQuestionHandlers and UserInteraction.layerWith(TerminalProvider.layer())
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, type Layer, Result, Schema, SchemaTransformation } from "effect"
+import { Tool, Toolkit } from "effect/ai"
+import { type Agent, AskUserQuestionAnswer } from "./AskUserQuestion.js"
+import { AskUserQuestionArgs } from "./AskUserQuestionArgs.js"
+import { errorFromCode, requestFromToolArgs } from "./internal/toolCall.js"
+import { UserInteraction } from "./UserInteraction.js"
+import { errorCodes, isUserInteractionError } from "./UserInteractionError.js"
+
+/**
+ * A failure as the model reads it: exactly `{ name, code, message }`. It
+ * decodes to the error class of `code`, and every error class encodes to it
+ * (the `cause` stays on the harness's side).
+ *
+ * @since 0.1.0
+ */
+export const UserInteractionErrorJson = Schema.Struct({
+  name: Schema.Literal("UserInteractionError"),
+  code: Schema.Literals(errorCodes),
+  message: Schema.String
+}).pipe(
+  Schema.decodeTo(
+    Schema.declare(isUserInteractionError, { identifier: "UserInteractionError" }),
+    SchemaTransformation.transform({
+      decode: ({ code, message }) => errorFromCode(code, message),
+      encode: (error) => ({ name: "UserInteractionError" as const, code: error.code, message: error.message })
+    })
+  )
+)
+
+const description = [
+  "Ask the human user one or more questions and wait for the answers.",
+  "Ask only when you cannot proceed safely without them (a decision that is theirs to make, a preference,",
+  "information you cannot find yourself); otherwise carry on.",
+  "Keep each question short and self-contained, batch related questions in one call,",
+  "and give each question a stable snake_case id.",
+  "Prefer options to free text. Put the option you recommend first and append \" (Recommended)\" to its label.",
+  "Never add an \"Other\" option: the user can always type their own answer instead.",
+  "Set multi_select when several options may be chosen.",
+  "The result is {\"answers\":[{\"id\",\"selected\",\"custom\"?}]}, one item per question in question order:",
+  "selected holds the chosen labels, custom the user's own text, and selected [] without custom means the",
+  "user skipped that question.",
+  "A failure is {\"name\":\"UserInteractionError\",\"code\",\"message\"}; after ASK_CANCELLED or ASK_DECLINED",
+  "do not ask the same thing again."
+].join(" ")
+
+/**
+ * The tool `ask_user_question`. Its JSON Schema is generated from
+ * `AskUserQuestionArgs`; the arguments are decoded by the handler, so
+ * arguments that do not decode reach the model as `INVALID_REQUEST` (or
+ * `EMPTY_QUESTIONS`) in the same `{ name, code, message }` shape as every
+ * other failure (`failureMode: "return"`).
+ *
+ * @since 0.1.0
+ */
+export const AskUserQuestionTool = Tool.dynamic("ask_user_question", {
+  description,
+  parameters: Tool.getJsonSchemaFromSchema(AskUserQuestionArgs),
+  success: AskUserQuestionAnswer,
+  failure: UserInteractionErrorJson,
+  failureMode: "return"
+}).annotateMerge(
+  Context.make(Tool.Title, "Ask the user").pipe(
+    // Optional keys and open objects are not strict-mode JSON Schema; effect/ai's MCP tools opt out the same way.
+    Context.add(Tool.Strict, false),
+    Context.add(Tool.Readonly, true),
+    Context.add(Tool.Destructive, false)
+  )
+)
+
+/**
+ * The toolkit holding `AskUserQuestionTool`; merge it with the harness's
+ * other tools with `Toolkit.merge`.
+ *
+ * @since 0.1.0
+ */
+export const AskUserQuestionToolkit = Toolkit.make(AskUserQuestionTool)
+
+/**
+ * Who asks, for tool calls made in the current fiber: set it around a model
+ * turn (`Effect.provideService(AskingAgent, { id: sessionId })`) so providers
+ * can show it and multi-session providers can route by it. The model cannot
+ * set it.
+ *
+ * @since 0.1.0
+ */
+export const AskingAgent = Context.Reference<Agent | undefined>("effect-user-interaction/AskingAgent", {
+  defaultValue: () => undefined
+})
+
+/**
+ * The handler of `ask_user_question`: asks through `UserInteraction`.
+ * Interrupting the model turn interrupts the ask, so the provider's prompt
+ * comes down.
+ *
+ * @since 0.1.0
+ */
+export const AskUserQuestionHandlers: Layer.Layer<Tool.HandlersFor<typeof AskUserQuestionToolkit.tools>, never, UserInteraction> =
+  AskUserQuestionToolkit.toLayer(
+    Effect.gen(function*() {
+      const seam = yield* UserInteraction
+      return AskUserQuestionToolkit.of({
+        ask_user_question: (args) =>
+          Effect.gen(function*() {
+            const request = requestFromToolArgs(args, { agent: yield* AskingAgent })
+            if (Result.isFailure(request)) return yield* request.failure
+            return yield* seam.ask(request.success)
+          })
+      })
+    })
+  )

@@ -1,0 +1,249 @@
+/**
+ * The one form a request becomes when it is asked through a protocol's form
+ * elicitation (ACP `elicitation/create`, MCP `elicitation/create`), and the
+ * way back from the form's content to an answer.
+ *
+ * Both protocols accept the same restricted JSON Schema: a flat object of
+ * primitive properties, with titled single-select (`oneOf`) and titled
+ * multi-select (`items.anyOf`) enums. For question n (1-based) the form has a
+ * property `question_<n>` and, when the question has options, an optional
+ * free-text property `question_<n>_custom` ("Other"). Pure functions, no SDK
+ * imports: the shapes below are structurally assignable to both SDKs' types.
+ *
+ * @since 0.1.0
+ */
+import { Result } from "effect"
+import type { AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { checkAnswer } from "./AskValidation.js"
+import { InvalidAnswer } from "./UserInteractionError.js"
+
+/**
+ * One titled choice of a select property: `const` is the option's label (what
+ * comes back), `title` what the human reads.
+ *
+ * @since 0.1.0
+ */
+export interface ElicitationOption {
+  readonly const: string
+  readonly title: string
+  readonly description?: string
+}
+
+/**
+ * A free-text field: an optionless question, or the "Other" field of a
+ * question with options.
+ *
+ * @since 0.1.0
+ */
+export interface ElicitationTextProperty {
+  readonly type: "string"
+  readonly title: string
+  readonly description?: string
+}
+
+/**
+ * A single-select question: a string that is one of the titled options.
+ *
+ * @since 0.1.0
+ */
+export interface ElicitationSingleSelectProperty {
+  readonly type: "string"
+  readonly title: string
+  readonly description?: string
+  readonly oneOf: Array<ElicitationOption>
+}
+
+/**
+ * A multi-select question: an array of titled options.
+ *
+ * @since 0.1.0
+ */
+export interface ElicitationMultiSelectProperty {
+  readonly type: "array"
+  readonly title: string
+  readonly description?: string
+  readonly items: { readonly anyOf: Array<ElicitationOption> }
+}
+
+/**
+ * Any property of the form.
+ *
+ * @since 0.1.0
+ */
+export type ElicitationProperty =
+  | ElicitationTextProperty
+  | ElicitationSingleSelectProperty
+  | ElicitationMultiSelectProperty
+
+/**
+ * The form of a request: the message shown above it and the restricted JSON
+ * Schema of its fields.
+ *
+ * @since 0.1.0
+ */
+export interface ElicitationForm {
+  readonly message: string
+  readonly requestedSchema: {
+    readonly type: "object"
+    readonly properties: Record<string, ElicitationProperty>
+    readonly required: Array<string>
+  }
+}
+
+/**
+ * What a client sends back on accept: property name to value.
+ *
+ * @since 0.1.0
+ */
+export type ElicitationContent = Record<string, string | Array<string>>
+
+/**
+ * The name of question n's property (n is 1-based).
+ *
+ * @since 0.1.0
+ */
+export const questionField = (n: number): string => `question_${n}`
+
+/**
+ * The name of question n's free-text "Other" property (n is 1-based).
+ *
+ * @since 0.1.0
+ */
+export const customField = (n: number): string => `question_${n}_custom`
+
+const hasOptions = (question: AskUserQuestionItem): question is AskUserQuestionItem & {
+  readonly options: NonNullable<AskUserQuestionItem["options"]>
+} => question.options !== undefined && question.options.length > 0
+
+const nonBlank = (text: string | undefined): text is string => text !== undefined && text.trim() !== ""
+
+// Optional keys are left out rather than set to undefined (exactOptionalPropertyTypes, and clean JSON).
+const withDescription = <A extends object>(value: A, description: string | undefined): A & { description?: string } =>
+  nonBlank(description) ? { ...value, description } : value
+
+const option = (o: { readonly label: string; readonly description?: string }): ElicitationOption =>
+  withDescription({ const: o.label, title: o.label }, o.description)
+
+const messageOf = (request: AskUserQuestionRequest): string => {
+  const who = nonBlank(request.agent?.name) ? request.agent.name : undefined
+  const count = request.questions.length
+  const intro = `${who ?? "The agent"} asks ${count === 1 ? "a question" : `${count} questions`}:`
+  const lines = request.questions.map((q, i) => `${i + 1}. ${nonBlank(q.header) ? `[${q.header}] ` : ""}${q.question}`)
+  return [intro, ...lines].join("\n")
+}
+
+/**
+ * The form for a request: `question_<n>` per question (single-select: a
+ * string with titled `oneOf` options; multi-select: an array with titled
+ * `items.anyOf`; optionless: a required string) and `question_<n>_custom`
+ * for questions with options. The message lists the questions, numbered, with
+ * their headers; each property's title is its question and its description
+ * the header.
+ *
+ * @since 0.1.0
+ */
+export const toElicitationForm = (request: AskUserQuestionRequest): ElicitationForm => {
+  const properties: Record<string, ElicitationProperty> = {}
+  const required: Array<string> = []
+  request.questions.forEach((question, index) => {
+    const n = index + 1
+    const base = withDescription({ title: question.question }, question.header)
+    if (!hasOptions(question)) {
+      properties[questionField(n)] = { type: "string", ...base }
+      required.push(questionField(n))
+      return
+    }
+    const options = question.options.map(option)
+    properties[questionField(n)] = question.multiSelect === true
+      ? { type: "array", ...base, items: { anyOf: options } }
+      : { type: "string", ...base, oneOf: options }
+    properties[customField(n)] = {
+      type: "string",
+      title: "Other",
+      description: `Your own answer to question ${n}; when filled in, it replaces the choice above.`
+    }
+  })
+  return { message: messageOf(request), requestedSchema: { type: "object", properties, required } }
+}
+
+const malformed = (field: string, expected: string) =>
+  Result.fail(new InvalidAnswer({ message: `The form's answer is malformed: "${field}" must be ${expected}.` }))
+
+const isAbsent = (value: unknown): value is undefined | null => value === undefined || value === null
+
+/**
+ * Reads the content of an accepted form back into an answer: non-empty
+ * "Other" text overrides the choice (`selected` becomes `[]`); an absent or
+ * empty field is a skip; an optionless question's text becomes `custom`.
+ * The answer is then held to the answer rules (`checkAnswer`); content of the
+ * wrong shape, labels that are not options, or several labels for a
+ * single-select question are `InvalidAnswer`. Properties that are not part of
+ * the form are ignored.
+ *
+ * @since 0.1.0
+ */
+export const fromElicitationContent = (
+  request: AskUserQuestionRequest,
+  content: unknown
+): Result.Result<AskUserQuestionAnswer, InvalidAnswer> => {
+  if (!isAbsent(content) && (typeof content !== "object" || Array.isArray(content))) {
+    return Result.fail(new InvalidAnswer({ message: "The form's answer is malformed: its content is not an object." }))
+  }
+  const fields = (content ?? {}) as Readonly<Record<string, unknown>>
+  const answers: Array<{ id: string; selected: Array<string>; custom?: string }> = []
+  for (let index = 0; index < request.questions.length; index++) {
+    const question = request.questions[index]!
+    const n = index + 1
+    const value = fields[questionField(n)]
+    if (!hasOptions(question)) {
+      if (isAbsent(value)) answers.push({ id: question.id, selected: [] })
+      else if (typeof value === "string") answers.push({ id: question.id, selected: [], custom: value })
+      else return malformed(questionField(n), "text")
+      continue
+    }
+    const custom = fields[customField(n)]
+    if (!isAbsent(custom) && typeof custom !== "string") return malformed(customField(n), "text")
+    if (typeof custom === "string" && nonBlank(custom)) {
+      answers.push({ id: question.id, selected: [], custom })
+      continue
+    }
+    if (isAbsent(value) || value === "") answers.push({ id: question.id, selected: [] })
+    else if (question.multiSelect === true) {
+      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+        return malformed(questionField(n), "a list of option labels")
+      }
+      answers.push({ id: question.id, selected: value })
+    } else if (typeof value === "string") answers.push({ id: question.id, selected: [value] })
+    else return malformed(questionField(n), "one option label")
+  }
+  return checkAnswer(request, { answers })
+}
+
+/**
+ * The content a client would send to give `answer` through the request's
+ * form: the inverse of `fromElicitationContent`, for scripted clients and
+ * tests. A skipped optionless question is sent as `""`, since its field is
+ * required.
+ *
+ * @since 0.1.0
+ */
+export const toElicitationContent = (
+  request: AskUserQuestionRequest,
+  answer: AskUserQuestionAnswer
+): ElicitationContent => {
+  const byId = new Map(answer.answers.map((item) => [item.id, item]))
+  const content: ElicitationContent = {}
+  request.questions.forEach((question, index) => {
+    const n = index + 1
+    const item = byId.get(question.id)
+    if (!hasOptions(question)) {
+      content[questionField(n)] = item?.custom ?? ""
+      return
+    }
+    if (item === undefined) return
+    if (nonBlank(item.custom)) content[customField(n)] = item.custom
+    else if (question.multiSelect === true) content[questionField(n)] = [...item.selected]
+    else if (item.selected[0] !== undefined) content[questionField(n)] = item.selected[0]
+  })
+  return content
+}

@@ -1,0 +1,101 @@
+/**
+ * One provider made of several: each ask goes to every surface at once (say
+ * the terminal and the web page), and the human answers on whichever is at
+ * hand. The first answer wins and the other surfaces are interrupted, so their
+ * prompts come down before the ask returns.
+ *
+ * ```ts
+ * const both = FanoutProvider.layer(TerminalProvider.layer(), WebProvider.layer())
+ * program.pipe(Effect.provide(UserInteraction.layerWith(both)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Cause, Context, Effect, Layer, Result } from "effect"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { checkAnswer } from "./AskValidation.js"
+import { UserInteractionProvider } from "./UserInteractionProvider.js"
+import {
+  AskAborted,
+  AskCancelled,
+  AskDeclined,
+  HarnessError,
+  ProviderFailed,
+  type UserInteractionError
+} from "./UserInteractionError.js"
+
+type Provider = UserInteractionProvider["Service"]
+
+/** Any provider layer; what else it outputs passes through the fanout. */
+type AnyProviderLayer = Layer.Layer<UserInteractionProvider, any, any> | Layer.Layer<any, any, any>
+
+/**
+ * A human's decision on one surface that ends the whole ask at once: cancel
+ * (Esc, a Cancel button), decline, or abort (Ctrl+C at the terminal).
+ */
+const endsTheAsk = (error: UserInteractionError) =>
+  error instanceof AskCancelled || error instanceof AskDeclined || error instanceof AskAborted
+
+/**
+ * One surface's part of the race. It "wins" with an answer that keeps the
+ * answer rules, or with a human's decision to stop; anything else (an invalid
+ * answer, a surface that failed or closed) drops that surface out of the race
+ * and the others go on.
+ */
+const surface = (provider: Provider, request: AskUserQuestionRequest) =>
+  provider.ask(request).pipe(
+    Effect.flatMap((answer) => Effect.fromResult(checkAnswer(request, answer))),
+    Effect.map((answer): Result.Result<AskUserQuestionAnswer, UserInteractionError> => Result.succeed(answer)),
+    Effect.catchIf(endsTheAsk, (error) => Effect.succeed(Result.fail(error)))
+  )
+
+/** When every surface dropped out: the first failure, as a contract error. */
+const allFailed = (cause: Cause.Cause<UserInteractionError>): Effect.Effect<never, UserInteractionError> => {
+  const error = Cause.findErrorOption(cause)
+  if (error._tag === "Some" && error.value instanceof HarnessError) return Effect.fail(error.value)
+  return Effect.fail(new ProviderFailed({ message: "Every surface of the fanout failed.", cause: Cause.squash(cause) }))
+}
+
+/** Races one request across all surfaces. */
+const fanout = (providers: ReadonlyArray<Provider>): Provider => ({
+  ask: (request) =>
+    Effect.raceAll(providers.map((provider) => surface(provider, request))).pipe(
+      Effect.catchCause(allFailed),
+      Effect.flatMap(Effect.fromResult)
+    )
+})
+
+/**
+ * Namespace of the fanout provider.
+ *
+ * @since 0.1.0
+ */
+export const FanoutProvider = {
+  /**
+   * One provider built from several provider layers. Each ask goes to all of
+   * them at once; the first answer wins and the others are interrupted; a
+   * cancel, decline or abort on any surface ends the ask; a surface that fails
+   * otherwise drops out, and the ask fails only when every surface has.
+   * Services the layers output besides the provider (`WebProvider`, say) pass
+   * through. The layers are built in order and closed in reverse.
+   *
+   * @since 0.1.0
+   */
+  layer: <const Layers extends readonly [AnyProviderLayer, ...Array<AnyProviderLayer>]>(
+    ...layers: Layers
+  ): Layer.Layer<
+    UserInteractionProvider | Exclude<Layer.Success<Layers[number]>, UserInteractionProvider>,
+    Layer.Error<Layers[number]>,
+    Layer.Services<Layers[number]>
+  > =>
+    Layer.effectContext(Effect.gen(function*() {
+      let merged = Context.empty() as Context.Context<any>
+      const providers: Array<Provider> = []
+      for (const layer of layers) {
+        const context: Context.Context<any> = yield* Layer.build(layer)
+        providers.push(Context.get(context as Context.Context<UserInteractionProvider>, UserInteractionProvider))
+        merged = Context.merge(merged, context)
+      }
+      return Context.add(merged, UserInteractionProvider, fanout(providers))
+    }))
+}

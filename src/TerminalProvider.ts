@@ -1,0 +1,176 @@
+/**
+ * Asks on a terminal. With a TTY the questions are menus drawn with
+ * `effect/cli` prompts (arrows and Enter, Space to toggle, an "Other" entry
+ * for free text, Esc to cancel, Ctrl+C to abort); without one (pipes, CI)
+ * they are printed with numbered options and answered one line each.
+ *
+ * ```ts
+ * const answer = UserInteraction.ask(request).pipe(
+ *   Effect.provide(UserInteraction.layerWith(TerminalProvider.layer()))
+ * )
+ * ```
+ *
+ * One question is on screen at a time: concurrent asks wait their turn in
+ * order. Model-supplied text is shown inert (no escape sequence, control
+ * character or BiDi override reaches the terminal); answers carry labels
+ * unchanged.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Effect, Fiber, FiberSet, Layer, Option, Scope, Semaphore, Terminal } from "effect"
+import type * as tty from "node:tty"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import {
+  makeTerminal,
+  openControllingTerminal,
+  openTerminalOutput,
+  type TerminalOutput
+} from "./internal/terminalDevice.js"
+import { askOnLines, type LineSource, makeLineSource } from "./internal/terminalLines.js"
+import { askOnTerminal } from "./internal/terminalPrompt.js"
+import { ProviderClosed, type UserInteractionError } from "./UserInteractionError.js"
+import { UserInteractionProvider } from "./UserInteractionProvider.js"
+
+/**
+ * Options of the terminal provider.
+ *
+ * @since 0.1.0
+ */
+export interface TerminalProviderOptions {
+  /** Ring the terminal bell when a question appears (default `true`). */
+  readonly bell?: boolean | undefined
+  /** Draw with colours (default: when the terminal drawn on supports them and `NO_COLOR` is unset). */
+  readonly colors?: boolean | undefined
+}
+
+/**
+ * Options of `TerminalProvider.layer`: where keys or lines come from.
+ *
+ * @since 0.1.0
+ */
+export interface TerminalProviderLayerOptions extends TerminalProviderOptions {
+  /**
+   * `"stdin"` (default): read from standard input, as menus when it is a TTY,
+   * else as lines. `"tty"`: read keys from the controlling terminal
+   * (`/dev/tty`), for programs whose stdin carries data; falls back to stdin
+   * when there is no controlling terminal.
+   */
+  readonly input?: "stdin" | "tty" | undefined
+}
+
+/**
+ * Options of `TerminalProvider.layerLines`.
+ *
+ * @since 0.1.0
+ */
+export interface TerminalProviderLineOptions {
+  /** Where answers are read, one per line. */
+  readonly input: NodeJS.ReadableStream
+  /** Where questions and hints are printed (default: stderr). */
+  readonly output?: NodeJS.WritableStream | undefined
+}
+
+const wantsColors = (output: TerminalOutput): boolean => {
+  const hasColors = (output as { hasColors?: () => boolean }).hasColors
+  return process.env["NO_COLOR"] === undefined && typeof hasColors === "function" && hasColors.call(output)
+}
+
+/**
+ * A provider whose asks run one at a time, and are interrupted (prompt taken
+ * down, terminal restored) when the provider's scope closes.
+ */
+const makeProvider = (askOne: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>) =>
+  Effect.gen(function*() {
+    const turn = yield* Semaphore.make(1)
+    const running = yield* FiberSet.make<AskUserQuestionAnswer, UserInteractionError>()
+    return UserInteractionProvider.of({
+      ask: (request) =>
+        Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(FiberSet.run(running, turn.withPermits(1)(askOne(request))), (fiber) =>
+            restore(Fiber.join(fiber)).pipe(
+              Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+              // Interrupted without our caller being interrupted: the provider's scope closed.
+              Effect.catchCause((cause) =>
+                Cause.hasInterruptsOnly(cause)
+                  ? Effect.fail(new ProviderClosed({ message: "The terminal provider closed before an answer." }))
+                  : Effect.failCause(cause)
+              )
+            ))
+        )
+    })
+  })
+
+/**
+ * TTY mode over the `Terminal` service in context: menus drawn with
+ * `effect/cli` prompts. Use it with a `Terminal` of your own (tests feed key
+ * presses this way); `layer` builds one over the process's terminal.
+ *
+ * @since 0.1.0
+ */
+export const layerTerminal = (
+  options: TerminalProviderOptions = {}
+): Layer.Layer<UserInteractionProvider, never, Terminal.Terminal> =>
+  Layer.effect(
+    UserInteractionProvider,
+    Effect.gen(function*() {
+      const terminal = yield* Terminal.Terminal
+      const promptOptions = { bell: options.bell ?? true, colors: options.colors ?? false }
+      return yield* makeProvider((request) =>
+        askOnTerminal(request, promptOptions).pipe(Effect.provideService(Terminal.Terminal, terminal))
+      )
+    })
+  )
+
+/**
+ * Line mode: questions printed with numbered options on `output` (stderr by
+ * default), one answer per line read from `input`. End of input fails
+ * pending asks with `ProviderClosed`.
+ *
+ * @since 0.1.0
+ */
+export const layerLines = (options: TerminalProviderLineOptions): Layer.Layer<UserInteractionProvider> =>
+  Layer.effect(
+    UserInteractionProvider,
+    Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      const output = options.output ?? process.stderr
+      // Input is read from the first ask on, not when the provider is built.
+      let source: LineSource | undefined
+      const lines = Effect.suspend(() =>
+        source !== undefined
+          ? Effect.succeed(source)
+          : Effect.map(Scope.provide(scope)(makeLineSource(options.input)), (made) => (source = made))
+      )
+      return yield* makeProvider((request) => Effect.flatMap(lines, (made) => askOnLines(request, made, output)))
+    })
+  )
+
+/**
+ * The terminal provider for this process: TTY mode when the chosen input is
+ * a terminal (menus drawn on `/dev/tty`, never on stdout; stderr when
+ * `/dev/tty` cannot be opened), else line mode on stdin with questions on
+ * stderr. Closing the layer's scope takes any prompt down and restores the
+ * terminal.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: TerminalProviderLayerOptions = {}): Layer.Layer<UserInteractionProvider> =>
+  Layer.unwrap(Effect.gen(function*() {
+    if (options.input === "tty") {
+      const device = yield* openControllingTerminal
+      if (Option.isSome(device)) return ttyLayer(options, device.value.input, device.value.output)
+    }
+    const stdin = process.stdin
+    if (!stdin.isTTY) return layerLines({ input: stdin, output: process.stderr })
+    const output = Option.getOrElse(yield* openTerminalOutput, (): TerminalOutput => process.stderr)
+    return ttyLayer(options, stdin, output)
+  }))
+
+const ttyLayer = (
+  options: TerminalProviderOptions,
+  input: tty.ReadStream,
+  output: TerminalOutput
+): Layer.Layer<UserInteractionProvider> =>
+  layerTerminal({ ...options, colors: options.colors ?? wantsColors(output) }).pipe(
+    Layer.provide(Layer.succeed(Terminal.Terminal, makeTerminal({ input, output })))
+  )

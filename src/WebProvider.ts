@@ -1,0 +1,118 @@
+/**
+ * A provider that asks in a web page: an HTTP server on loopback (`effect/http`
+ * on `NodeHttpServer`) serving one small page, a JSON API and a Server-Sent
+ * Events stream. Each pending ask gets an id; the first valid answer posted
+ * for it wins.
+ *
+ * ```ts
+ * const program = Effect.gen(function*() {
+ *   const web = yield* WebProvider
+ *   yield* Console.error(`Answer at ${web.url}`)
+ *   return yield* UserInteraction.ask(request)
+ * })
+ * program.pipe(Effect.provide(UserInteraction.layerWith(WebProvider.layer())))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { createServer } from "node:http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Clock, Context, Deferred, Effect, Layer } from "effect"
+import type { ServeError } from "effect/http/HttpServerError"
+import { makePendingTable, type PendingView } from "./internal/webPending.js"
+import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./internal/webSecurity.js"
+import { makeWebApp } from "./internal/webServer.js"
+import { UserInteractionProvider } from "./UserInteractionProvider.js"
+import { ProviderClosed } from "./UserInteractionError.js"
+
+/**
+ * Options of `WebProvider.layer`: `port` 0 (the default) takes any free port;
+ * `host` defaults to `127.0.0.1` (widen it, say to `0.0.0.0`, to answer from
+ * another device: the token is still required); `token` defaults to 32 random
+ * bytes.
+ *
+ * @since 0.1.0
+ */
+export interface WebProviderOptions {
+  readonly port?: number | undefined
+  readonly host?: string | undefined
+  readonly token?: string | undefined
+}
+
+/**
+ * A pending ask as the JSON API shows it: `{ id, request, askedAt }`.
+ *
+ * @since 0.1.0
+ */
+export type WebPendingAsk = PendingView
+
+/**
+ * The running web provider: where its page is and what is pending on it.
+ *
+ * @since 0.1.0
+ */
+export class WebProvider extends Context.Service<WebProvider, {
+  /** The page's address with the token, e.g. `http://127.0.0.1:4123/?token=…`. */
+  readonly url: string
+  /** The address the server listens on, as given (`127.0.0.1` by default). */
+  readonly host: string
+  /** The port it listens on (the chosen one when asked for port 0). */
+  readonly port: number
+  /** The token every request must carry. */
+  readonly token: string
+  /** The asks waiting for an answer, oldest first. */
+  readonly pending: Effect.Effect<ReadonlyArray<WebPendingAsk>>
+}>()("effect-user-interaction/WebProvider") {
+  /**
+   * Starts the server and provides the provider, scoped: closing the layer's
+   * scope resolves every still-pending ask `closed` (it fails
+   * `ProviderClosed`), ends the open event streams, lets requests already
+   * received finish, then closes the server.
+   *
+   * @since 0.1.0
+   */
+  static layer(options: WebProviderOptions = {}): Layer.Layer<UserInteractionProvider | WebProvider, ServeError> {
+    return Layer.effectContext(Effect.gen(function*() {
+      const host = options.host ?? "127.0.0.1"
+      const token = options.token ?? randomToken()
+      const table = makePendingTable()
+      const server = yield* NodeHttpServer.make(() => createServer(), { port: options.port ?? 0, host })
+      const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
+      const app = yield* makeWebApp(table, { hostAllowed: makeHostCheck(host, port), tokenMatches: makeTokenCheck(token) })
+      yield* server.serve(app)
+      // Added last, so it runs first: with nothing pending and every event
+      // stream ended, the server's shutdown only waits for requests in flight.
+      yield* Effect.addFinalizer(() => table.close)
+
+      const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
+        Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const entry = table.register(request, new Date(now))
+            if (entry === undefined) return Effect.fail(new ProviderClosed())
+            return restore(Deferred.await(entry.answer)).pipe(
+              // An interrupted ask (caller interrupted, signal aborted, seam
+              // timeout, seam closing) only shows up here as an interruption.
+              Effect.onInterrupt(() => Effect.sync(() => table.settle(entry, "aborted")))
+            )
+          })
+        )
+
+      return Context.make(UserInteractionProvider, UserInteractionProvider.of({ ask })).pipe(
+        Context.add(WebProvider, WebProvider.of({
+          url: `http://${displayHost(host)}:${port}/?token=${encodeURIComponent(token)}`,
+          host,
+          port,
+          token,
+          pending: Effect.sync(table.list)
+        }))
+      )
+    }))
+  }
+
+  /**
+   * The page's address, token included.
+   *
+   * @since 0.1.0
+   */
+  static readonly url: Effect.Effect<string, never, WebProvider> = WebProvider.use((web) => Effect.succeed(web.url))
+}

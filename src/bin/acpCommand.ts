@@ -1,0 +1,56 @@
+/**
+ * `ask-user acp`: an ACP agent on stdio for editors such as Zed. Each prompt
+ * turn asks the human one batch through form elicitation (`AcpProvider`) and
+ * streams the answer JSON back; see `internal/acpAgent.ts` for the protocol
+ * behaviour. stdout carries nothing but ACP messages.
+ *
+ * @since 0.1.0
+ */
+import { type Duration, Effect, Option } from "effect"
+import { Command } from "effect/cli"
+import * as Options from "./options.js"
+import { consoleOnStderr } from "./protocolStdout.js"
+
+const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
+  Effect.gen(function*() {
+    yield* consoleOnStderr
+    const [agent, demo, node, fs, acp, exitCodes, { sanitizeLine }] = yield* Effect.promise(() =>
+      Promise.all([
+        import("../internal/acpAgent.js"),
+        import("./demo.js"),
+        import("node:stream"),
+        import("node:fs"),
+        import("@agentclientprotocol/sdk"),
+        import("./exitCodes.js"),
+        import("../internal/sanitize.js")
+      ])
+    )
+    const { version } = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string
+    }
+    const stream = acp.ndJsonStream(
+      node.Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      node.Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
+    )
+    yield* agent.serve(stream, {
+      timeout: Option.getOrUndefined(timeout),
+      demoRequest: demo.demoRequest,
+      version,
+      // A failed turn is also noted on stderr (editors keep it in their logs); its message
+      // may quote model or client text, so it is made inert first.
+      onFailure: (error) => process.stderr.write(`${sanitizeLine(exitCodes.describeFailure(error))}\n`)
+    })
+  }).pipe(Effect.scoped)
+
+/**
+ * The `acp` subcommand. The agent and the SDK are loaded only when it runs.
+ *
+ * @since 0.1.0
+ */
+export const acpCommand = Command.make("acp", { timeout: Options.timeout }, ({ timeout }) => serveStdio(timeout)).pipe(
+  Command.withDescription(
+    "Run an ACP agent on stdio (for Zed and other ACP clients): each prompt asks its questions through a form " +
+      "elicitation and answers with the answer JSON. A prompt that is a JSON request asks that request; any " +
+      "other text asks a demo batch."
+  )
+)

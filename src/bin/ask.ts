@@ -1,0 +1,89 @@
+/**
+ * The root command of `ask-user`: read a request from FILE or stdin, ask it
+ * through the provider the flags choose, print the answer JSON on stdout.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect, Option, Result } from "effect"
+import { readFile } from "node:fs/promises"
+import { text } from "node:stream/consumers"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { decodeRequestJson } from "../AskUserQuestionArgs.js"
+import { UserInteraction } from "../UserInteraction.js"
+import { InvalidRequest, type UserInteractionError } from "../UserInteractionError.js"
+import { type ProviderContext, providerFor, type ProviderFlags } from "./providerFor.js"
+
+/**
+ * The parsed flags and argument of the root command.
+ *
+ * @since 0.1.0
+ */
+export interface AskConfig extends ProviderFlags {
+  readonly file: Option.Option<string>
+  readonly timeout: Option.Option<Duration.Duration>
+}
+
+const readSource = (file: Option.Option<string>): Effect.Effect<string, InvalidRequest> =>
+  Effect.tryPromise({
+    try: () => Option.isSome(file) ? readFile(file.value, "utf8") : text(process.stdin),
+    catch: (cause) =>
+      new InvalidRequest({
+        message: `Cannot read the request from ${Option.getOrElse(file, () => "stdin")}: ${(cause as Error).message}`,
+        cause
+      })
+  })
+
+/**
+ * Parses and checks a request from JSON text: `InvalidRequest` naming the
+ * path, or `EmptyQuestions`.
+ *
+ * @since 0.1.0
+ */
+export const parseRequest = (source: string): Effect.Effect<AskUserQuestionRequest, UserInteractionError> =>
+  Effect.flatMap(
+    Effect.try({
+      try: () => JSON.parse(source) as unknown,
+      catch: (cause) => new InvalidRequest({ message: `Invalid request: not JSON (${(cause as Error).message})`, cause })
+    }),
+    (json) => Result.match(decodeRequestJson(json), { onFailure: Effect.fail, onSuccess: Effect.succeed })
+  )
+
+/**
+ * Asks `request` through the provider chosen by `flags` and prints the answer
+ * JSON (one line) on stdout.
+ *
+ * @since 0.1.0
+ */
+export const askAndPrint = (
+  request: AskUserQuestionRequest,
+  flags: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration> },
+  context: ProviderContext
+): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
+  UserInteraction.ask(request).pipe(
+    Effect.tap((answer) => writeStdout(`${JSON.stringify(answer)}\n`)),
+    Effect.provide(
+      UserInteraction.layerWith(
+        providerFor(flags, context),
+        Option.match(flags.timeout, { onNone: () => ({}), onSome: (timeout) => ({ timeout }) })
+      )
+    )
+  )
+
+const writeStdout = (chunk: string): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    process.stdout.write(chunk, () => resume(Effect.void))
+  })
+
+/**
+ * Runs the root command.
+ *
+ * @since 0.1.0
+ */
+export const run = (config: AskConfig): Effect.Effect<void, UserInteractionError> =>
+  Effect.gen(function*() {
+    if (Option.isNone(config.file) && process.stdin.isTTY) {
+      process.stderr.write("ask-user: reading the request JSON from stdin (end with Ctrl+D; see --help)\n")
+    }
+    const request = yield* Effect.flatMap(readSource(config.file), parseRequest)
+    yield* askAndPrint(request, config, { requestOnStdin: Option.isNone(config.file) })
+  })

@@ -1,0 +1,77 @@
+/**
+ * The demo agent behind `ask-user demo` (and `npm start`): it needs three
+ * decisions before it can continue, asks them as one batch through the seam,
+ * and prints the answer JSON the model would receive on stdout, then a
+ * one-line summary on stderr.
+ *
+ * @since 0.1.0
+ */
+import { type Duration, Effect, type Option } from "effect"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import type { UserInteractionError } from "../UserInteractionError.js"
+import { askAndPrint } from "./ask.js"
+import type { ProviderFlags } from "./providerFor.js"
+
+/**
+ * The batch the demo agent asks.
+ *
+ * @since 0.1.0
+ */
+export const demoRequest: AskUserQuestionRequest = {
+  agent: { id: "demo", name: "Demo agent" },
+  questions: [
+    {
+      id: "database",
+      header: "Database",
+      question: "Which database should the new service use?",
+      options: [
+        { label: "PostgreSQL (Recommended)", description: "Relational, already run by the platform team." },
+        { label: "SQLite", description: "A single file; fine for one instance." },
+        { label: "DynamoDB", description: "Managed key-value store; no joins." }
+      ]
+    },
+    {
+      id: "features",
+      header: "Features",
+      question: "Which features should the first release include?",
+      multiSelect: true,
+      options: [
+        { label: "Authentication", description: "Sign-in with the company SSO." },
+        { label: "Audit log", description: "Who changed what, and when." },
+        { label: "CSV export" }
+      ]
+    },
+    {
+      id: "name",
+      header: "Name",
+      question: "What should the service be called?"
+    }
+  ]
+}
+
+/**
+ * One line that tells the human what the agent will do with the answer.
+ *
+ * @since 0.1.0
+ */
+export const summarize = (answer: AskUserQuestionAnswer): string =>
+  "demo agent: " + answer.answers.map((item) => {
+    const value = item.custom !== undefined
+      ? JSON.stringify(item.custom)
+      : item.selected.length === 0
+      ? "(skipped)"
+      : item.selected.join(" + ")
+    return `${item.id} = ${value}`
+  }).join("; ")
+
+/**
+ * Runs the demo.
+ *
+ * @since 0.1.0
+ */
+export const run = (
+  config: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration> }
+): Effect.Effect<void, UserInteractionError> =>
+  askAndPrint(demoRequest, config, { requestOnStdin: false }).pipe(
+    Effect.tap((answer) => Effect.sync(() => process.stderr.write(`${summarize(answer)}\n`)))
+  )

@@ -1,0 +1,87 @@
+/**
+ * How `ask-user` ends: the exit status for every outcome of an ask, and the
+ * diagnostics printed on stderr when it fails. Every mode of the program
+ * (terminal, scripted answers, web, ACP, MCP) maps its failures here, so the
+ * statuses cannot drift apart.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as CliError from "effect/cli/CliError"
+import { HarnessError } from "../UserInteractionError.js"
+
+/**
+ * The exit statuses of `ask-user`.
+ *
+ * @since 0.1.0
+ */
+export const ExitCode = {
+  /** An answer was printed on stdout. */
+  answered: 0,
+  /** Any other failure: input closed before an answer, provider failed, … */
+  failure: 1,
+  /** The request (or a command-line argument) is invalid; nothing was asked. */
+  badRequest: 2,
+  /** The human cancelled or declined. */
+  cancelled: 3,
+  /** No answer before `--timeout`. */
+  timeout: 4,
+  /** Ctrl+C or SIGINT/SIGTERM. */
+  interrupted: 130
+} as const
+
+/** @since 0.1.0 */
+export type ExitCode = typeof ExitCode[keyof typeof ExitCode]
+
+const byCode: Record<string, ExitCode> = {
+  INVALID_REQUEST: ExitCode.badRequest,
+  EMPTY_QUESTIONS: ExitCode.badRequest,
+  ASK_CANCELLED: ExitCode.cancelled,
+  ASK_DECLINED: ExitCode.cancelled,
+  ASK_TIMEOUT: ExitCode.timeout,
+  ASK_ABORTED: ExitCode.interrupted
+}
+
+/**
+ * The exit status for a failure value (one of the error classes, a CLI parse
+ * error, or anything else).
+ *
+ * @since 0.1.0
+ */
+export const exitCodeFor = (error: unknown): ExitCode => {
+  if (error instanceof HarnessError) return byCode[error.code] ?? ExitCode.failure
+  // effect/cli's parse errors (unknown flag, bad duration, …): the invocation itself is bad.
+  if (CliError.isCliError(error)) return ExitCode.badRequest
+  return ExitCode.failure
+}
+
+/**
+ * The exit status for how the program's main fiber ended: 0 on success, 130
+ * when it was only interrupted, else the status of its first failure.
+ *
+ * @since 0.1.0
+ */
+export const exitCodeForCause = (cause: Cause.Cause<unknown>): ExitCode =>
+  Cause.hasInterruptsOnly(cause) ? ExitCode.interrupted : exitCodeFor(Cause.squash(cause))
+
+/**
+ * The one-paragraph diagnostic for a failure, as printed on stderr:
+ * `ask-user: ASK_CANCELLED: The human cancelled the request.`
+ *
+ * @since 0.1.0
+ */
+export const describeFailure = (error: unknown): string => {
+  if (error instanceof HarnessError) return `ask-user: ${error.code}: ${error.message}`
+  if (error instanceof Error) return `ask-user: ${error.message}`
+  return `ask-user: ${String(error)}`
+}
+
+/**
+ * Prints a failure's diagnostic on stderr (never stdout, which carries only
+ * the answer JSON).
+ *
+ * @since 0.1.0
+ */
+export const printFailure = (error: unknown): void => {
+  process.stderr.write(`${describeFailure(error)}\n`)
+}

@@ -1,0 +1,65 @@
+/**
+ * The command tree of `ask-user` and its run: the root command asks a
+ * request read from FILE or stdin; subcommands run the demo and the ACP and
+ * MCP servers. Exit statuses come from `exitCodes.ts`.
+ *
+ * Only the command tree is loaded up front: each handler imports its heavy
+ * modules when it runs, so `ask-user --help` starts quickly.
+ *
+ * @since 0.1.0
+ */
+// Subpath imports: the package's index also loads its HTTP, Redis and worker modules (hundreds of files).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+// Module subpaths rather than the "effect" and "effect/cli" indexes: fewer modules load at start-up.
+import * as Cause from "effect/Cause"
+import * as Argument from "effect/cli/Argument"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { readFileSync } from "node:fs"
+import { webFlags } from "../internal/webFlags.js"
+import { acpCommand } from "./acpCommand.js"
+import { demoCommand } from "./demoCommand.js"
+import { exitCodeForCause, printFailure } from "./exitCodes.js"
+import { mcpCommand } from "./mcpCommand.js"
+import * as Options from "./options.js"
+
+const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+  .version
+
+const askUser = Command.make("ask-user", {
+  file: Argument.String("file").pipe(
+    Argument.withDescription("The request as JSON ({ \"questions\": [...] }); read from stdin when omitted."),
+    Argument.optional
+  ),
+  timeout: Options.timeout,
+  answers: Options.answers,
+  bell: Options.bell,
+  // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.
+  ...webFlags
+}, (config) => Effect.flatMap(Effect.promise(() => import("./ask.js")), (ask) => ask.run(config))).pipe(
+  Command.withDescription(
+    "Ask a human the questions of an AskUserQuestionRequest and print the answer JSON on stdout.\n" +
+      "Exit status: 0 answered, 1 other failure, 2 bad request, 3 cancelled or declined, 4 timeout, 130 interrupted."
+  ),
+  Command.withSubcommands([demoCommand, acpCommand, mcpCommand])
+)
+
+const main = Command.run(askUser, { version }).pipe(
+  Effect.tapCause((cause) =>
+    Effect.sync(() => {
+      if (Cause.hasInterruptsOnly(cause)) return
+      const error = Cause.squash(cause)
+      // effect/cli has already rendered its own parse errors.
+      if (!CliError.isCliError(error)) printFailure(error)
+    })
+  ),
+  Effect.provide(NodeServices.layer)
+)
+
+NodeRuntime.runMain(main, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? 0 : exitCodeForCause(exit.cause))
+})

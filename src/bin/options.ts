@@ -1,0 +1,69 @@
+/**
+ * Command-line flags shared by the modes of `ask-user` (terminal, scripted
+ * answers, web, ACP, MCP), so that `--timeout` and `--no-bell` mean the same
+ * thing everywhere.
+ *
+ * @since 0.1.0
+ */
+import * as Flag from "effect/cli/Flag"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+
+const shortForm = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/
+const shortUnits = { ms: "millis", s: "seconds", m: "minutes", h: "hours", d: "days" } as const
+
+/**
+ * Parses a timeout as written on a command line: the short forms `500ms`,
+ * `30s`, `5m`, `1h`, `2d`, or anything Effect's `Duration` decodes, such as
+ * `5 minutes` or `1.5 seconds`. Only finite, positive durations are accepted.
+ *
+ * @since 0.1.0
+ */
+export const parseTimeout = (text: string): Option.Option<Duration.Duration> => {
+  const short = shortForm.exec(text)
+  const duration = short
+    ? Duration.fromInput(`${Number(short[1])} ${shortUnits[short[2] as keyof typeof shortUnits]}`)
+    : Duration.fromInput(text.trim() as Duration.Input)
+  return Option.filter(duration, (d) => Duration.isFinite(d) && Duration.isGreaterThan(d, Duration.zero))
+}
+
+/**
+ * `--timeout DURATION`: how long the human has to answer (the whole ask);
+ * none by default. Feeds `UserInteraction.layerConfig({ timeout })`.
+ *
+ * @since 0.1.0
+ */
+export const timeout: Flag.Flag<Option.Option<Duration.Duration>> = Flag.String("timeout").pipe(
+  Flag.withMetavar("DURATION"),
+  Flag.filterMap(
+    parseTimeout,
+    (text) => `Invalid timeout "${text}": use 30s, 5m, 1h or an Effect duration such as "5 minutes".`
+  ),
+  Flag.withDescription("Give up after this long without an answer (exit 4): 30s, 5m, 1h, \"5 minutes\"."),
+  Flag.optional
+)
+
+/**
+ * `--bell` / `--no-bell`: ring the terminal bell when a question appears
+ * (on by default).
+ *
+ * @since 0.1.0
+ */
+export const bell: Flag.Flag<boolean> = Flag.Boolean("bell").pipe(
+  Flag.withDefault(true),
+  Flag.withDescription("Ring the terminal bell when a question appears (--no-bell to keep quiet).")
+)
+
+/**
+ * `--answers FILE`: answer from a file instead of asking a human (for CI and
+ * evals). See `answersFile.ts` for the format.
+ *
+ * @since 0.1.0
+ */
+export const answers: Flag.Flag<Option.Option<string>> = Flag.String("answers").pipe(
+  Flag.withMetavar("FILE"),
+  Flag.withDescription(
+    "Answer from this JSON file instead of asking: { \"<question id>\": \"Label\" | [\"A\", \"B\"] | { \"custom\": \"text\" } | null }."
+  ),
+  Flag.optional
+)

@@ -1,0 +1,53 @@
+/**
+ * The one place where `ask-user` decides who answers: from the parsed flags
+ * to the provider layer that the seam registers.
+ *
+ * @since 0.1.0
+ */
+import { Layer, Option } from "effect"
+import { webProviderFor } from "../internal/webCommandLine.js"
+import type { WebFlags } from "../internal/webFlags.js"
+import * as TerminalProvider from "../TerminalProvider.js"
+import type { InvalidRequest, ProviderFailed } from "../UserInteractionError.js"
+import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { scriptedAnswersLayer } from "./answersFile.js"
+
+/**
+ * The flags that choose and configure the provider.
+ *
+ * @since 0.1.0
+ */
+export interface ProviderFlags extends Partial<WebFlags> {
+  /** Ring the terminal bell when a question appears. */
+  readonly bell: boolean
+  /** Answer from this file instead of asking (`--answers`). */
+  readonly answers: Option.Option<string>
+  // `web`, `port`, `host`, `token` and `terminal` come from `WebFlags` (optional: only the root command has them).
+}
+
+/**
+ * Where the request came from: when stdin carried it, a terminal prompt must
+ * read keys from the controlling terminal (`/dev/tty`) instead.
+ *
+ * @since 0.1.0
+ */
+export interface ProviderContext {
+  readonly requestOnStdin: boolean
+}
+
+/**
+ * The provider layer for these flags: scripted answers with `--answers`,
+ * else the web page with `--web` (and the terminal too with `--terminal`),
+ * else the terminal.
+ *
+ * @since 0.1.0
+ */
+export const providerFor = (
+  flags: ProviderFlags,
+  context: ProviderContext
+): Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed> => {
+  if (Option.isSome(flags.answers)) return scriptedAnswersLayer(flags.answers.value)
+  const terminal = TerminalProvider.layer({ bell: flags.bell, input: context.requestOnStdin ? "tty" : "stdin" })
+  if (flags.web === true) return webProviderFor(flags, terminal)
+  return terminal
+}

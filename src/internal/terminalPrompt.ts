@@ -1,0 +1,152 @@
+/**
+ * The terminal question as an `effect/cli` prompt: each question is a
+ * `Prompt.Custom` render loop over the `Terminal` service, and a request is
+ * its questions chained with `Prompt.flatMap`, so one request holds one key
+ * queue (keys typed early are kept) and one raw-mode session.
+ *
+ * The stock `Select`/`MultiSelect` could not be used: they end on the same
+ * `QuitError` for Esc, Ctrl+C and Ctrl+D, and MultiSelect puts "Select All"
+ * rows before the choices. Here the question itself sees those keys and ends
+ * with a distinct outcome; `QuitError` is left to mean "input closed".
+ *
+ * @internal
+ */
+import { Data, Effect, FileSystem, Layer, Path, Terminal } from "effect"
+import { Prompt } from "effect/cli"
+import type { AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { AskAborted, AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
+import {
+  initialState,
+  type QuestionContext,
+  type QuestionOutcome,
+  type QuestionState,
+  step
+} from "./terminalQuestion.js"
+import { bell, doneFrame, eraseRows, hideCursor, questionFrame, rowCount, showCursor, type Style } from "./terminalRender.js"
+
+/** How the prompts look and sound. */
+export interface PromptOptions extends Style {
+  /** Ring the bell when a question appears (and on a refused key). */
+  readonly bell: boolean
+}
+
+/** What is on screen now, so an interrupted prompt can be taken down. */
+interface Screen {
+  rows: number
+}
+
+type RequestOutcome =
+  | { readonly _tag: "Answered"; readonly answers: ReadonlyArray<AskUserQuestionAnswerItem> }
+  | { readonly _tag: "Cancelled" }
+  | { readonly _tag: "Aborted" }
+
+// The prompt module does not export its action constructors; this builds the same tagged values.
+const Action = Data.taggedEnum<Prompt.ActionDefinition>()
+
+const terminalSize = Effect.flatMap(
+  Terminal.Terminal,
+  (terminal) => Effect.all({ columns: terminal.columns, rows: terminal.rows })
+)
+
+/** One question as a prompt; it ends with the answer, or with the request cancelled or aborted. */
+export const questionPrompt = (
+  context: QuestionContext,
+  options: PromptOptions,
+  screen: Screen = { rows: 0 }
+): Prompt.Prompt<QuestionOutcome> =>
+  Prompt.Custom<QuestionState, QuestionOutcome>(
+    Effect.gen(function*() {
+      if (options.bell) yield* Effect.ignore((yield* Terminal.Terminal).display(bell))
+      return initialState(context)
+    }),
+    {
+      render: (state, action) =>
+        Effect.map(terminalSize, (size) => {
+          switch (action._tag) {
+            case "Beep":
+              return options.bell ? bell : ""
+            case "Submit":
+              screen.rows = 0
+              return doneFrame(context, action.value, options)
+            case "NextFrame": {
+              const frame = questionFrame(context, state, options, size)
+              screen.rows = rowCount(frame, size.columns)
+              return hideCursor + frame
+            }
+          }
+        }),
+      process: (input, state) =>
+        Effect.sync(() => {
+          const outcome = step(context, state, {
+            name: input.key.name,
+            ctrl: input.key.ctrl,
+            meta: input.key.meta,
+            input: input.input._tag === "Some" ? input.input.value : undefined
+          })
+          switch (outcome._tag) {
+            case "Beep":
+              return Action.Beep()
+            case "Next":
+              return Action.NextFrame({ state: outcome.state })
+            case "Done":
+              return Action.Submit({ value: outcome.outcome })
+          }
+        }),
+      clear: (state) =>
+        Effect.map(terminalSize, (size) => eraseRows(rowCount(questionFrame(context, state, options, size), size.columns)))
+    }
+  )
+
+const requestPrompt = (
+  request: AskUserQuestionRequest,
+  options: PromptOptions,
+  screen: Screen
+): Prompt.Prompt<RequestOutcome> => {
+  const from = (index: number, answers: ReadonlyArray<AskUserQuestionAnswerItem>): Prompt.Prompt<RequestOutcome> => {
+    const question = request.questions[index]
+    if (question === undefined) return Prompt.succeed({ _tag: "Answered", answers })
+    const context: QuestionContext = {
+      question,
+      index,
+      total: request.questions.length,
+      agentName: request.agent?.name
+    }
+    return Prompt.flatMap(
+      questionPrompt(context, options, screen),
+      (outcome): Prompt.Prompt<RequestOutcome> =>
+        outcome._tag === "Answered" ? from(index + 1, [...answers, outcome.item]) : Prompt.succeed(outcome)
+    )
+  }
+  return from(0, [])
+}
+
+// Prompts need FileSystem and Path in their environment; questions touch neither.
+const promptEnvironment = Layer.mergeAll(FileSystem.layerNoop({}), Path.layer)
+
+/**
+ * Asks a whole request on the `Terminal`: Esc fails `AskCancelled`, Ctrl+C
+ * `AskAborted`, closed input `ProviderClosed`. When interrupted, the prompt
+ * is erased and the cursor shown again.
+ */
+export const askOnTerminal = (
+  request: AskUserQuestionRequest,
+  options: PromptOptions
+): Effect.Effect<AskUserQuestionAnswer, UserInteractionError, Terminal.Terminal> =>
+  Effect.gen(function*() {
+    const terminal = yield* Terminal.Terminal
+    const screen: Screen = { rows: 0 }
+    const outcome = yield* Prompt.run(requestPrompt(request, options, screen)).pipe(
+      Effect.provide(promptEnvironment),
+      Effect.onInterrupt(() => Effect.ignore(terminal.display(eraseRows(screen.rows) + showCursor))),
+      Effect.catchTag("QuitError", () =>
+        Effect.fail(new ProviderClosed({ message: "The terminal's input closed before an answer." })))
+    )
+    switch (outcome._tag) {
+      case "Answered":
+        return { answers: outcome.answers }
+      case "Cancelled":
+        return yield* new AskCancelled({ message: "The human pressed Esc and cancelled the request." })
+      case "Aborted":
+        return yield* new AskAborted({ message: "The human pressed Ctrl+C." })
+    }
+  })

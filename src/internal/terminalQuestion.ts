@@ -1,0 +1,150 @@
+/**
+ * The terminal question as pure data: which rows a question shows, the state
+ * of its menu or text field, and how each key press changes that state or
+ * ends the question. Drawing and the render loop live in `terminalPrompt.ts`.
+ *
+ * @internal
+ */
+import type { AskUserQuestionAnswerItem, AskUserQuestionItem } from "../AskUserQuestion.js"
+
+/** Where the question sits: its place in the batch and who asks. */
+export interface QuestionContext {
+  readonly question: AskUserQuestionItem
+  /** 0-based position in the request. */
+  readonly index: number
+  readonly total: number
+  readonly agentName: string | undefined
+}
+
+/** One row of a question's menu. */
+export type Row =
+  | { readonly _tag: "Option"; readonly index: number }
+  | { readonly _tag: "Other" }
+  | { readonly _tag: "Skip" }
+
+/** How a question ended: an answer, or the whole request cancelled or aborted. */
+export type QuestionOutcome =
+  | { readonly _tag: "Answered"; readonly item: AskUserQuestionAnswerItem }
+  | { readonly _tag: "Cancelled" }
+  | { readonly _tag: "Aborted" }
+
+/** The menu or text field of one question. */
+export interface QuestionState {
+  /** The row under the cursor (menus only). */
+  readonly cursor: number
+  /** Which options are toggled (multi-select). */
+  readonly toggled: ReadonlyArray<boolean>
+  /** The text being typed: for "Other", or the answer of an optionless question. */
+  readonly editing: string | undefined
+  /** A one-line hint shown after an unaccepted key. */
+  readonly hint: string | undefined
+}
+
+/** The key press, reduced to what the question reacts to. */
+export interface KeyPress {
+  readonly name: string
+  readonly ctrl: boolean
+  readonly meta: boolean
+  /** The characters the key typed, if any. */
+  readonly input: string | undefined
+}
+
+/** What a key press does. */
+export type Step =
+  | { readonly _tag: "Next"; readonly state: QuestionState }
+  | { readonly _tag: "Beep" }
+  | { readonly _tag: "Done"; readonly outcome: QuestionOutcome }
+
+/** The label of the free-text row. */
+export const otherLabel = "Other (type your own answer)"
+/** The label of the skip row (batches only). */
+export const skipLabel = "Skip this question"
+
+const hasOptions = (question: AskUserQuestionItem): boolean => (question.options?.length ?? 0) > 0
+
+/** The menu rows: the options in request order, then "Other", then "Skip" in a batch. */
+export const rowsOf = (context: QuestionContext): ReadonlyArray<Row> => {
+  const options = (context.question.options ?? []).map((_, index): Row => ({ _tag: "Option", index }))
+  const skip: ReadonlyArray<Row> = context.total > 1 ? [{ _tag: "Skip" }] : []
+  return [...options, { _tag: "Other" }, ...skip]
+}
+
+/** The state a question opens with: the cursor on the first option, or an empty text field. */
+export const initialState = (context: QuestionContext): QuestionState => ({
+  cursor: 0,
+  toggled: (context.question.options ?? []).map(() => false),
+  editing: hasOptions(context.question) ? undefined : "",
+  hint: undefined
+})
+
+const answered = (item: AskUserQuestionAnswerItem): Step => ({ _tag: "Done", outcome: { _tag: "Answered", item } })
+const next = (state: QuestionState): Step => ({ _tag: "Next", state })
+const beep: Step = { _tag: "Beep" }
+
+const isPrintable = (key: KeyPress): key is KeyPress & { readonly input: string } =>
+  key.input !== undefined && !key.ctrl && !key.meta && key.name !== "return" && key.name !== "enter" &&
+  key.name !== "escape" && key.name !== "backspace" && key.name !== "delete" && key.name !== "tab" &&
+  // Keys that type nothing printable (arrows decoded from escape sequences) carry control characters.
+  !/[\x00-\x1f\x7f]/.test(key.input)
+
+const isEnter = (key: KeyPress) => key.name === "return" || key.name === "enter"
+
+/** Applies one key press to a question. */
+export const step = (context: QuestionContext, state: QuestionState, key: KeyPress): Step => {
+  // Ctrl+C in raw mode sends no SIGINT: it is the human's interrupt. Esc (and Ctrl+D) dismiss the request.
+  if (key.ctrl && key.name === "c") return { _tag: "Done", outcome: { _tag: "Aborted" } }
+  if (key.name === "escape" || (key.ctrl && key.name === "d")) return { _tag: "Done", outcome: { _tag: "Cancelled" } }
+  return state.editing === undefined ? stepMenu(context, state, key) : stepText(context, state, state.editing, key)
+}
+
+const stepMenu = (context: QuestionContext, state: QuestionState, key: KeyPress): Step => {
+  const { question } = context
+  const rows = rowsOf(context)
+  const move = (delta: number) => next({ ...state, cursor: (state.cursor + delta + rows.length) % rows.length, hint: undefined })
+  if (key.name === "up" || (key.ctrl && key.name === "p")) return move(-1)
+  if (key.name === "down" || (key.ctrl && key.name === "n") || key.name === "tab") return move(1)
+  const row = rows[state.cursor]
+  if (row === undefined) return beep
+  const options = question.options ?? []
+  if (key.name === "space" && question.multiSelect === true && row._tag === "Option") {
+    return next({ ...state, toggled: state.toggled.map((on, i) => i === row.index ? !on : on), hint: undefined })
+  }
+  if (!isEnter(key)) {
+    return key.name === "space" || isPrintable(key)
+      ? next({ ...state, hint: question.multiSelect === true ? "Space toggles, Enter submits, Esc cancels." : "Use ↑/↓ and Enter, Esc cancels." })
+      : beep
+  }
+  switch (row._tag) {
+    case "Other":
+      return next({ ...state, editing: "", hint: undefined })
+    case "Skip":
+      return answered({ id: question.id, selected: [] })
+    case "Option": {
+      const selected = question.multiSelect === true
+        ? options.filter((_, i) => state.toggled[i] === true).map((option) => option.label)
+        : [options[row.index]?.label ?? ""]
+      return answered({ id: question.id, selected })
+    }
+  }
+}
+
+const stepText = (context: QuestionContext, state: QuestionState, text: string, key: KeyPress): Step => {
+  const { question } = context
+  const withOptions = hasOptions(question)
+  if (isEnter(key)) {
+    if (text.trim() !== "") return answered({ id: question.id, selected: [], custom: text })
+    // Enter on an empty "Other" field goes back to the menu; an optionless question in a batch is skipped.
+    if (withOptions) return next({ ...state, editing: undefined, hint: undefined })
+    if (context.total > 1) return answered({ id: question.id, selected: [] })
+    return next({ ...state, hint: "Type an answer and press Enter, or Esc to cancel." })
+  }
+  if (withOptions && (key.name === "up" || key.name === "down")) {
+    return stepMenu(context, { ...state, editing: undefined }, key)
+  }
+  if (key.name === "backspace") {
+    return text === "" ? beep : next({ ...state, editing: Array.from(text).slice(0, -1).join(""), hint: undefined })
+  }
+  if (key.ctrl && key.name === "u") return next({ ...state, editing: "", hint: undefined })
+  if (isPrintable(key)) return next({ ...state, editing: text + key.input, hint: undefined })
+  return beep
+}

@@ -1,0 +1,78 @@
+/**
+ * What the model-facing tool and the Promise client's
+ * `executeAskUserQuestion` share: turning a model's tool arguments into a
+ * request (in the order `ask` checks things), and rebuilding an error class
+ * from the JSON a model was shown.
+ *
+ * @internal
+ */
+import { Result } from "effect"
+import type { Agent, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { decodeRequestJson } from "../AskUserQuestionArgs.js"
+import {
+  AskAborted,
+  AskCancelled,
+  AskDeclined,
+  AskTimeout,
+  DuplicateProvider,
+  EmptyQuestions,
+  type ErrorArgs,
+  type ErrorCode,
+  InvalidAnswer,
+  InvalidRequest,
+  NoProvider,
+  ProviderClosed,
+  ProviderFailed,
+  type UserInteractionError
+} from "../UserInteractionError.js"
+
+/** What the caller of a tool call knows that the model does not. */
+export interface ToolCallOptions {
+  readonly signal?: AbortSignal | undefined
+  readonly agent?: Agent | undefined
+}
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Keeps only `questions` of an object; anything else is left to fail decoding. */
+const pickQuestions = (args: unknown): unknown => {
+  if (!isRecord(args)) return args
+  return Object.hasOwn(args, "questions") ? { questions: args["questions"] } : {}
+}
+
+/**
+ * Turns tool arguments into a request: an aborted signal first, then
+ * decoding. Only `questions` is taken from the model; who asks (`agent`) and
+ * how to stop (`signal`) come from the caller, never from model text.
+ */
+export const requestFromToolArgs = (
+  args: unknown,
+  options: ToolCallOptions = {}
+): Result.Result<AskUserQuestionRequest, AskAborted | InvalidRequest | EmptyQuestions> => {
+  if (options.signal?.aborted === true) {
+    return Result.fail(new AskAborted({ message: "The ask was aborted by its signal." }))
+  }
+  const picked = pickQuestions(args)
+  const input = options.agent !== undefined && isRecord(picked) ? { ...picked, agent: options.agent } : picked
+  const decoded = decodeRequestJson(input)
+  if (Result.isFailure(decoded) || options.signal === undefined) return decoded
+  return Result.succeed({ ...decoded.success, signal: options.signal })
+}
+
+const classes: { readonly [Code in ErrorCode]: new(args?: ErrorArgs) => UserInteractionError } = {
+  ASK_ABORTED: AskAborted,
+  EMPTY_QUESTIONS: EmptyQuestions,
+  INVALID_REQUEST: InvalidRequest,
+  NO_PROVIDER: NoProvider,
+  DUPLICATE_PROVIDER: DuplicateProvider,
+  ASK_CANCELLED: AskCancelled,
+  ASK_DECLINED: AskDeclined,
+  ASK_TIMEOUT: AskTimeout,
+  INVALID_ANSWER: InvalidAnswer,
+  PROVIDER_CLOSED: ProviderClosed,
+  PROVIDER_FAILED: ProviderFailed
+}
+
+/** The error class of `code`, rebuilt with the message the model was shown. */
+export const errorFromCode = (code: ErrorCode, message: string): UserInteractionError => new classes[code]({ message })

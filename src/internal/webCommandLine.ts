@@ -1,0 +1,47 @@
+/**
+ * The provider layer of `ask-user --web`: the web provider, announced with
+ * `Answer at <url>` on stderr as soon as it listens, alone or raced against
+ * the terminal (`--terminal`).
+ *
+ * @internal
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import { FanoutProvider } from "../FanoutProvider.js"
+import { ProviderFailed } from "../UserInteractionError.js"
+import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import type { WebFlags } from "./webFlags.js"
+
+/** The web provider for these flags; a server that cannot start is `ProviderFailed`. */
+const announcedWebProvider = (flags: Partial<WebFlags>): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
+  Layer.effectContext(Effect.gen(function*() {
+    // Loaded here, not at start-up: the terminal-only modes never need the HTTP stack.
+    const { WebProvider } = yield* Effect.promise(() => import("../WebProvider.js"))
+    const options = {
+      port: Option.getOrUndefined(flags.port ?? Option.none()),
+      host: Option.getOrUndefined(flags.host ?? Option.none()),
+      token: Option.getOrUndefined(flags.token ?? Option.none())
+    }
+    const context = yield* Layer.build(WebProvider.layer(options)).pipe(
+      Effect.mapError((error) =>
+        new ProviderFailed({
+          message: `Cannot serve the web page on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${
+            String((error.cause as { message?: unknown } | undefined)?.message ?? error.message)
+          }`,
+          cause: error
+        })
+      )
+    )
+    // The first line on stderr: scripts wait for it to learn the address.
+    yield* Effect.sync(() => process.stderr.write(`Answer at ${Context.get(context, WebProvider).url}\n`))
+    return Context.omit(WebProvider)(context)
+  }))
+
+/**
+ * `--web`: the web provider; `--web --terminal`: the web page and `terminal`
+ * at once (built in that order, so the URL line comes before any prompt).
+ */
+export const webProviderFor = <E>(
+  flags: Partial<WebFlags>,
+  terminal: Layer.Layer<UserInteractionProvider, E>
+): Layer.Layer<UserInteractionProvider, ProviderFailed | E> =>
+  flags.terminal === true ? FanoutProvider.layer(announcedWebProvider(flags), terminal) : announcedWebProvider(flags)

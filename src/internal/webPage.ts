@@ -1,0 +1,85 @@
+/**
+ * The answer page as the server sends it: a fixed HTML shell with the style
+ * sheet and the compiled page script (`web/page.js`) inlined, and a
+ * Content-Security-Policy that allows exactly those two by hash and nothing
+ * else (no other script, no inline handler, no frame, no remote load).
+ *
+ * Nothing request-specific goes into the HTML: the page reads its token from
+ * its own URL and fetches the questions, so model text never passes through
+ * an HTML parser.
+ *
+ * @internal
+ */
+import { createHash } from "node:crypto"
+import { existsSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { pageStyle } from "./webPageStyle.js"
+
+/** The page and the headers it must be served with. */
+export interface WebPage {
+  readonly html: string
+  readonly contentSecurityPolicy: string
+}
+
+// Next to the compiled module (dist/internal -> dist/web), or, when this
+// module runs from source (src/internal), the build of the same file in dist/.
+const scriptCandidates = [
+  new URL("../web/page.js", import.meta.url),
+  new URL("../../dist/web/page.js", import.meta.url)
+]
+
+const loadScript = (): string => {
+  const found = scriptCandidates.find((url) => existsSync(fileURLToPath(url)))
+  if (found === undefined) {
+    throw new Error(`The web page script is missing: build the package (npm run build) so that dist/web/page.js exists.`)
+  }
+  // The source map would be one more request the policy refuses; drop the comment.
+  return readFileSync(found, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n")
+}
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+
+let cached: WebPage | undefined
+
+/** Builds the page once per process (the script is read from disk the first time). */
+export const webPage = (): WebPage => {
+  if (cached !== undefined) return cached
+  const script = loadScript()
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Questions for you</title>
+<link rel="icon" href="data:,">
+<style>${pageStyle}</style>
+</head>
+<body>
+<main>
+<header>
+<h1>Questions for you</h1>
+<p id="connection" role="status">Connecting…</p>
+</header>
+<nav id="requests-nav" aria-label="Pending requests" hidden><ul id="requests"></ul></nav>
+<section id="card" aria-labelledby="question-text"></section>
+<div id="alert" role="alert"></div>
+<div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
+</main>
+<script type="module">${script}</script>
+</body>
+</html>
+`
+  const contentSecurityPolicy = [
+    "default-src 'none'",
+    `script-src ${sha256(script)}`,
+    `style-src ${sha256(pageStyle)}`,
+    "connect-src 'self'",
+    "img-src data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'"
+  ].join("; ")
+  cached = { html, contentSecurityPolicy }
+  return cached
+}

@@ -1,0 +1,59 @@
+/**
+ * The answer page's style sheet: one column that fits a phone, large touch
+ * targets, a visible focus ring, light and dark schemes.
+ *
+ * @internal
+ */
+
+/** The CSS inlined into the page (allowed by its hash). */
+export const pageStyle = `
+:root { color-scheme: light dark; --fg: #1b1b1f; --bg: #f6f6f8; --card: #fff; --muted: #5c5c66; --line: #c9c9d2;
+  --accent: #2450c8; --accent-fg: #fff; --danger: #a3222d; --chosen: #e3eaff; --badge: #0d6b3a; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #ececf1; --bg: #15151a; --card: #202028; --muted: #a9a9b6; --line: #43434f;
+    --accent: #8eaaff; --accent-fg: #0b0b10; --danger: #ff8a93; --chosen: #2b3556; --badge: #7fdcaa; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { max-width: 42rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.25rem; margin: 0.25rem 0; }
+h2 { font-size: 1.2rem; margin: 0.25rem 0 0.75rem; overflow-wrap: anywhere; }
+#connection { color: var(--muted); margin: 0 0 1rem; font-size: 0.9rem; }
+#requests { list-style: none; margin: 0 0 1rem; padding: 0; display: grid; gap: 0.4rem; }
+.request { width: 100%; text-align: left; display: grid; gap: 0.1rem; }
+.request[aria-current="true"] { border-color: var(--accent); box-shadow: inset 4px 0 0 var(--accent); }
+.request-agent, .request-count { color: var(--muted); font-size: 0.85rem; }
+.request-first { overflow-wrap: anywhere; }
+#card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1rem; }
+#card[aria-busy="true"] { opacity: 0.6; }
+.asker, .progress { margin: 0; color: var(--muted); font-size: 0.9rem; }
+.chip { display: inline-block; margin: 0.5rem 0 0; padding: 0.1rem 0.6rem; border-radius: 999px;
+  border: 1px solid var(--line); font-size: 0.8rem; overflow-wrap: anywhere; }
+.options { display: grid; gap: 0.5rem; margin-bottom: 0.75rem; }
+button, .option { font: inherit; color: inherit; background: var(--card); border: 1px solid var(--line);
+  border-radius: 10px; padding: 0.65rem 0.9rem; min-height: 44px; cursor: pointer; }
+.option { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 0.6rem; width: 100%; text-align: left; }
+label.option { align-items: center; }
+label.option input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
+.option-body { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 0.6rem; flex: 1; min-width: 0; }
+.option-label { font-weight: 600; overflow-wrap: anywhere; }
+.option-description { flex-basis: 100%; color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
+.option.chosen, label.option:has(input:checked) { background: var(--chosen); border-color: var(--accent); }
+.badge { font-size: 0.75rem; font-weight: 600; color: var(--badge); border: 1px solid currentColor;
+  border-radius: 999px; padding: 0 0.5rem; }
+.text { width: 100%; font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line);
+  border-radius: 10px; padding: 0.6rem 0.8rem; min-height: 44px; margin-bottom: 0.75rem; }
+.row { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.actions { margin-top: 0.25rem; justify-content: flex-end; }
+.actions .primary { margin-right: auto; }
+.primary { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); font-weight: 600; }
+.danger { color: var(--danger); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+#alert:not(:empty) { margin-top: 1rem; padding: 0.75rem; border-radius: 10px; border: 1px solid var(--danger);
+  color: var(--danger); overflow-wrap: anywhere; }
+.empty { color: var(--muted); margin: 0; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+@media (max-width: 30rem) { main { padding: 0.6rem; } .actions { justify-content: stretch; } .actions button { flex: 1; } .actions .primary { flex-basis: 100%; } }
+`

@@ -1,0 +1,145 @@
+/**
+ * The web provider's state: the asks waiting for an answer, keyed by an id the
+ * server mints, and the live event subscribers (one queue per open
+ * `GET /api/events`).
+ *
+ * Plain mutable state, as in the seam: every change (registering an ask,
+ * settling it, subscribing) is one synchronous step, so "the first valid
+ * answer wins" needs no lock, and a subscriber's replay and its live events
+ * cannot miss or repeat an ask.
+ *
+ * @internal
+ */
+import { randomUUID } from "node:crypto"
+import { type Cause, Deferred, Effect, Exit, Queue, Stream } from "effect"
+import type { Agent, AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
+
+/** How an ask left the table, as the `resolved` event reports it. */
+export type Outcome = "answered" | "cancelled" | "aborted" | "timeout" | "closed"
+
+/** A request as the page sees it: no signal, nothing but data. */
+export interface WireRequest {
+  readonly questions: ReadonlyArray<AskUserQuestionItem>
+  readonly agent?: Agent
+}
+
+/** One pending ask as `GET /api/questions` and the `asked` event carry it. */
+export interface PendingView {
+  readonly id: string
+  readonly request: WireRequest
+  readonly askedAt: string
+}
+
+/** What `GET /api/events` streams. */
+export type WebEvent =
+  | { readonly event: "asked"; readonly data: PendingView }
+  | { readonly event: "resolved"; readonly data: { readonly id: string; readonly outcome: Outcome } }
+
+/** A pending ask: its view, the request to judge answers against, and the wait. */
+export interface Entry {
+  readonly view: PendingView
+  readonly request: AskUserQuestionRequest
+  readonly answer: Deferred.Deferred<AskUserQuestionAnswer, UserInteractionError>
+}
+
+/** The table and its subscribers. */
+export interface PendingTable {
+  /** Adds an ask (the wait exists before `asked` is broadcast); undefined once closed. */
+  readonly register: (request: AskUserQuestionRequest, askedAt: Date) => Entry | undefined
+  /** The pending entry with this id, if it is still pending. */
+  readonly lookup: (id: string) => Entry | undefined
+  /** Snapshot of everything pending, oldest first. */
+  readonly list: () => ReadonlyArray<PendingView>
+  /** Settles an entry once: false when something settled it first. */
+  readonly settle: (entry: Entry, outcome: Outcome, exit?: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>) => boolean
+  /** A live event stream that starts by replaying every pending ask as `asked`. */
+  readonly events: Stream.Stream<WebEvent>
+  /** Settles everything `closed`, refuses new asks and ends every event stream. */
+  readonly close: Effect.Effect<void>
+  /** True once `close` ran. */
+  readonly isClosed: () => boolean
+  /** How many event streams are open (for tests and shutdown checks). */
+  readonly subscribers: () => number
+}
+
+const wireRequest = (request: AskUserQuestionRequest): WireRequest =>
+  request.agent === undefined
+    ? { questions: request.questions }
+    : { questions: request.questions, agent: request.agent }
+
+const exitFor = (outcome: Outcome): Exit.Exit<AskUserQuestionAnswer, UserInteractionError> | undefined => {
+  switch (outcome) {
+    case "cancelled":
+      return Exit.fail(new AskCancelled({ message: "The request was cancelled in the web page." }))
+    case "closed":
+      return Exit.fail(new ProviderClosed({ message: "The web provider closed before an answer arrived." }))
+    default:
+      // answered carries its own exit; aborted and timeout mean nobody waits any more.
+      return undefined
+  }
+}
+
+/** Makes an empty table. */
+export const makePendingTable = (): PendingTable => {
+  const pending = new Map<string, Entry>()
+  const queues = new Set<Queue.Queue<WebEvent, Cause.Done>>()
+  let closed = false
+
+  const broadcast = (event: WebEvent) => {
+    for (const queue of queues) Queue.offerUnsafe(queue, event)
+  }
+
+  const register = (request: AskUserQuestionRequest, askedAt: Date): Entry | undefined => {
+    if (closed) return undefined
+    const view: PendingView = { id: randomUUID(), request: wireRequest(request), askedAt: askedAt.toISOString() }
+    const entry: Entry = { view, request, answer: Deferred.makeUnsafe() }
+    pending.set(view.id, entry)
+    broadcast({ event: "asked", data: view })
+    return entry
+  }
+
+  const settle = (
+    entry: Entry,
+    outcome: Outcome,
+    exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError> | undefined = exitFor(outcome)
+  ): boolean => {
+    if (pending.get(entry.view.id) !== entry) return false
+    pending.delete(entry.view.id)
+    broadcast({ event: "resolved", data: { id: entry.view.id, outcome } })
+    if (exit !== undefined) Deferred.doneUnsafe(entry.answer, exit)
+    return true
+  }
+
+  const events: Stream.Stream<WebEvent> = Stream.unwrap(
+    Effect.acquireRelease(
+      Effect.flatMap(Queue.unbounded<WebEvent, Cause.Done>(), (queue) =>
+        Effect.sync(() => {
+          // One synchronous step: the replay and the subscription see the same table.
+          for (const entry of pending.values()) Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
+          if (closed) Queue.endUnsafe(queue)
+          else queues.add(queue)
+          return queue
+        })),
+      (queue) => Effect.sync(() => queues.delete(queue))
+    ).pipe(Effect.map(Stream.fromQueue))
+  )
+
+  const close = Effect.sync(() => {
+    closed = true
+    for (const entry of Array.from(pending.values())) settle(entry, "closed")
+    for (const queue of queues) Queue.endUnsafe(queue)
+    queues.clear()
+  })
+
+  return {
+    register,
+    lookup: (id) => pending.get(id),
+    list: () => Array.from(pending.values(), (entry) => entry.view),
+    settle,
+    events,
+    close,
+    isClosed: () => closed,
+    subscribers: () => queues.size
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The web provider's gate, as pure functions: which `Host` headers name this
+ * server (DNS rebinding), which `Origin`s may POST (cross-site requests), and
+ * whether a request carries the token. Kept apart from the routes so each rule
+ * reads on its own.
+ *
+ * @internal
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { isIP } from "node:net"
+import { networkInterfaces } from "node:os"
+
+/** The largest request body the server reads: 64 KiB. */
+export const maxBodyBytes = 64 * 1024
+
+/** A fresh token: 32 random bytes, URL-safe. */
+export const randomToken = (): string => randomBytes(32).toString("base64url")
+
+const isWildcard = (host: string) => host === "0.0.0.0" || host === "::" || host === ""
+
+const isLoopback = (host: string) =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
+
+/** `::1` -> `[::1]`: the form an IPv6 address takes in a URL and a Host header. */
+const urlHost = (host: string) => isIP(host) === 6 ? `[${host}]` : host.toLowerCase()
+
+/** The host part of a `Host` header value, or undefined when it is not one. */
+const parseHostHeader = (value: string): { readonly hostname: string; readonly port: string } | undefined => {
+  try {
+    const url = new URL(`http://${value}`)
+    // A Host header is only an authority: anything more is not one.
+    if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "") return undefined
+    return { hostname: url.hostname, port: url.port }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Decides whether a `Host` header names this server. A loopback bind accepts
+ * `localhost`, `127.0.0.1` and `[::1]`; a wildcard bind (`0.0.0.0`, `::`)
+ * accepts any IP address, never a DNS name (which is what a rebinding attack
+ * sends); any other bind accepts exactly the name or address it was given.
+ * The port must always be the served one.
+ */
+export const makeHostCheck = (bindHost: string, port: number): (hostHeader: string | undefined) => boolean => {
+  const allowed = new Set([urlHost(bindHost)])
+  if (isLoopback(bindHost)) for (const name of ["localhost", "127.0.0.1", "[::1]"]) allowed.add(name)
+  const wildcard = isWildcard(bindHost)
+  if (wildcard) allowed.add("localhost")
+  const wantPort = String(port)
+  return (hostHeader) => {
+    if (hostHeader === undefined) return false
+    const parsed = parseHostHeader(hostHeader)
+    // The URL parser drops a default port; a Host header may too.
+    if (parsed === undefined || (parsed.port === "" ? "80" : parsed.port) !== wantPort) return false
+    if (allowed.has(parsed.hostname)) return true
+    return wildcard && (isIP(parsed.hostname) !== 0 || isIP(parsed.hostname.replace(/^\[|\]$/g, "")) === 6)
+  }
+}
+
+/**
+ * Decides whether a POST may go ahead: no `Origin` (curl, scripts) is fine;
+ * otherwise it must be this very server, the one its `Host` header named.
+ */
+export const originAllowed = (origin: string | undefined, hostHeader: string | undefined): boolean => {
+  if (origin === undefined) return true
+  if (hostHeader === undefined) return false
+  try {
+    const url = new URL(origin)
+    return url.protocol === "http:" && url.host === new URL(`http://${hostHeader}`).host
+  } catch {
+    // Includes the opaque origin "null" (sandboxed frames, file: pages).
+    return false
+  }
+}
+
+const digest = (s: string) => createHash("sha256").update(s).digest()
+
+/**
+ * Whether a request carries the token, as `Authorization: Bearer <token>` or
+ * as `?token=`. Compared in constant time.
+ */
+export const makeTokenCheck = (token: string) => {
+  const expected = digest(token)
+  const matches = (candidate: string | null | undefined) =>
+    candidate !== null && candidate !== undefined && timingSafeEqual(digest(candidate), expected)
+  return (authorization: string | undefined, queryToken: string | null): boolean => {
+    const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
+    return matches(bearer) || matches(queryToken)
+  }
+}
+
+/**
+ * The host to print in the page's URL: the bind host itself, or for a
+ * wildcard bind the first external IPv4 address (what a phone on the same
+ * network can reach), else loopback.
+ */
+export const displayHost = (bindHost: string): string => {
+  if (!isWildcard(bindHost)) return urlHost(bindHost)
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) {
+      if (address.family === "IPv4" && !address.internal) return address.address
+    }
+  }
+  return "127.0.0.1"
+}

@@ -1,0 +1,151 @@
+/**
+ * The web provider's HTTP application: the page, the JSON API and the event
+ * stream as `effect/http` routes, behind a gate that checks, in this order,
+ * `Host` and `Origin` (403), the token (401) and the body size (413).
+ *
+ * @internal
+ */
+import { ByteSize, Effect, Exit, Result, Stream } from "effect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
+import { checkAnswer } from "../AskValidation.js"
+import { webPage } from "./webPage.js"
+import type { PendingTable, WebEvent } from "./webPending.js"
+import { maxBodyBytes, originAllowed } from "./webSecurity.js"
+
+/** What the gate needs to know about the server it guards. */
+export interface GateOptions {
+  readonly hostAllowed: (host: string | undefined) => boolean
+  readonly tokenMatches: (authorization: string | undefined, queryToken: string | null) => boolean
+}
+
+const securityHeaders = {
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin"
+}
+
+const json = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(body, { status })
+
+const notPending = json(404, { error: "not-pending" })
+
+const sse = (event: WebEvent) => `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`
+
+/** True when a body read failed because the body was over the limit. */
+const isTooLarge = (error: unknown): boolean =>
+  HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" &&
+  error.reason.reason === "BodyTooLarge"
+
+/** Reads the JSON body: 413 when over the limit, 422 `bad-response` when it is not JSON. */
+const readJson = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  return yield* request.json.pipe(
+    Effect.map((body) => Result.succeed(body)),
+    Effect.catch((error) =>
+      Effect.succeed(Result.fail(
+        isTooLarge(error)
+          ? json(413, { error: "too-large" })
+          : json(422, { error: "bad-response", message: "The body is not JSON." })
+      ))
+    ),
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
+  )
+})
+
+/** The routes, as one `effect/http` handler. */
+const makeRoutes = (table: PendingTable) =>
+  Effect.gen(function*() {
+    const router = yield* HttpRouter.make
+    // Read now, so a package built without its page fails at start-up, not on the first visit.
+    const page = yield* Effect.sync(webPage)
+
+    yield* router.add("GET", "/", () =>
+      Effect.succeed(HttpServerResponse.html(page.html).pipe(
+        HttpServerResponse.setHeader("content-security-policy", page.contentSecurityPolicy)
+      )))
+
+    yield* router.add("GET", "/api/questions", () => Effect.succeed(json(200, { pending: table.list() })))
+
+    yield* router.add("GET", "/api/events", () =>
+      Effect.succeed(HttpServerResponse.stream(
+        // The opening comment makes the response start at once, so a client
+        // knows it is connected even when nothing is pending.
+        Stream.concat(Stream.succeed(": connected\n\n"), Stream.map(table.events, sse)).pipe(Stream.encodeText),
+        // `connection: close`: when the provider closes and ends the stream, the
+        // socket goes too, instead of idling until the keep-alive timeout
+        // holds up the server's shutdown.
+        { contentType: "text/event-stream", headers: { "x-accel-buffering": "no", connection: "close" } }
+      )))
+
+    yield* router.add("POST", "/api/questions/:id/answer", () =>
+      Effect.gen(function*() {
+        const { id } = yield* HttpRouter.params
+        const before = id === undefined ? undefined : table.lookup(id)
+        if (before === undefined) return notPending
+        const body = yield* readJson
+        if (Result.isFailure(body)) return body.failure
+        // Another answer may have won while this body was arriving.
+        const entry = table.lookup(before.view.id)
+        if (entry === undefined) return notPending
+        const checked = checkAnswer(entry.request, body.success)
+        if (Result.isFailure(checked)) return json(422, { error: "bad-response", message: checked.failure.message })
+        const answer: AskUserQuestionAnswer = checked.success
+        return table.settle(entry, "answered", Exit.succeed(answer)) ? json(200, { ok: true }) : notPending
+      }))
+
+    yield* router.add("POST", "/api/questions/:id/cancel", () =>
+      Effect.gen(function*() {
+        const { id } = yield* HttpRouter.params
+        const entry = id === undefined ? undefined : table.lookup(id)
+        return entry !== undefined && table.settle(entry, "cancelled") ? json(200, { ok: true }) : notPending
+      }))
+
+    return router.asHttpEffect()
+  })
+
+/**
+ * The whole application: the gate, then the routes; every response carries
+ * the security headers, and an unknown path is a JSON 404.
+ */
+export const makeWebApp = (table: PendingTable, options: GateOptions) =>
+  Effect.map(makeRoutes(table), (routes) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const headers = request.headers
+      const host = headers["host"]
+      if (!options.hostAllowed(host)) return json(403, { error: "forbidden", message: "Unknown Host." })
+      if (request.method !== "GET" && request.method !== "HEAD" && !originAllowed(headers["origin"], host)) {
+        return json(403, { error: "forbidden", message: "Cross-origin request." })
+      }
+      const queryToken = new URL(request.url, "http://localhost").searchParams.get("token")
+      if (!options.tokenMatches(headers["authorization"], queryToken)) {
+        return json(401, { error: "unauthorized" })
+      }
+      const length = Number(headers["content-length"] ?? 0)
+      if (length > maxBodyBytes) return json(413, { error: "too-large" })
+      return yield* routes.pipe(
+        Effect.catch((error) =>
+          Effect.succeed(
+            HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
+              ? json(404, { error: "not-found" })
+              : json(500, { error: "internal" })
+          )
+        )
+      )
+    }).pipe(
+      Effect.map((response) =>
+        HttpServerResponse.setHeaders(
+          response,
+          // While the provider shuts down, a kept-alive socket would hold the
+          // server's close until its idle timeout: end it with this response.
+          table.isClosed() ? { ...securityHeaders, connection: "close" } : securityHeaders
+        )
+      )
+    ))

@@ -1,0 +1,166 @@
+/**
+ * ACP test rigs: an agent and the SDK's own client app over in-process NDJSON
+ * streams, the `ask-user acp` program as a subprocess over real stdio, and a
+ * scripted client that records every elicitation it is sent.
+ */
+import * as acp from "@agentclientprotocol/sdk"
+import { type ChildProcess, spawn } from "node:child_process"
+import { Readable, Writable } from "node:stream"
+import { Effect } from "effect"
+
+/** One elicitation as the client saw it, and whether its request was cancelled. */
+export interface Seen {
+  readonly params: acp.CreateElicitationRequest
+  readonly signal: AbortSignal
+}
+
+/** How the scripted client answers an elicitation. */
+export type Answerer = (seen: Seen) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>
+
+/** Waits for `predicate` by polling, with a generous bound (the machine is slow and shared). */
+export const waitFor = (predicate: () => boolean, what: string, boundMillis = 10_000): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const until = Date.now() + boundMillis
+    while (!predicate()) {
+      if (Date.now() > until) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+      yield* Effect.sleep("10 millis")
+    }
+  })
+
+/** A handler that only settles when its request is cancelled (and then like a well-behaved client). */
+export const neverAnswers: Answerer = ({ signal }) =>
+  new Promise((_, reject) => signal.addEventListener("abort", () => reject(acp.RequestError.requestCancelled())))
+
+/** The SDK client app with a scripted elicitation handler; `seen` records what it was sent. */
+export const scriptedClient = (answer: Answerer) => {
+  const seen: Array<Seen> = []
+  const updates: Array<acp.SessionNotification> = []
+  const app = acp.client({ name: "test-client" })
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => {
+      const entry = { params, signal }
+      seen.push(entry)
+      return answer(entry)
+    })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params)
+    })
+  return { app, seen, updates }
+}
+
+/** The client's `initialize` params, with or without form elicitation. */
+export const initializeParams = (form: boolean): acp.InitializeRequest => ({
+  protocolVersion: acp.PROTOCOL_VERSION,
+  clientCapabilities: form ? { elicitation: { form: {} } } : { elicitation: { url: {} } }
+})
+
+/** Two NDJSON streams joined back to back, as a transport would join them. */
+export const pipePair = () => {
+  const agentToClient = new TransformStream<Uint8Array, Uint8Array>()
+  const clientToAgent = new TransformStream<Uint8Array, Uint8Array>()
+  return {
+    agent: acp.ndJsonStream(agentToClient.writable, clientToAgent.readable),
+    client: acp.ndJsonStream(clientToAgent.writable, agentToClient.readable),
+    /** Ends the client's side, as a client process exiting would (the agent reads EOF). */
+    disconnect: () => clientToAgent.writable.close()
+  }
+}
+
+/**
+ * A bare agent (it records the client's capabilities) connected to a
+ * scripted client in the same process; both are closed with the scope.
+ */
+export const inProcess = (answer: Answerer, options: { readonly form?: boolean } = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      let capabilities: acp.ClientCapabilities | undefined
+      const agentApp = acp.agent({ name: "test-agent" })
+        .onRequest(acp.methods.agent.initialize, ({ params }) => {
+          capabilities = params.clientCapabilities
+          return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} }
+        })
+      const client = scriptedClient(answer)
+      const streams = pipePair()
+      const agent = agentApp.connect(streams.agent)
+      const connection = client.app.connect(streams.client)
+      await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true))
+      return { agent, connection, seen: client.seen, capabilities }
+    }),
+    ({ agent, connection }) =>
+      Effect.sync(() => {
+        connection.close()
+        agent.close()
+      })
+  )
+
+/** `node dist/bin/ask-user.js acp ...args` as an ACP agent subprocess (see `spawnProgram`). */
+export const spawnAgent = (args: ReadonlyArray<string> = []) => spawnProgram(["dist/bin/ask-user.js", "acp", ...args])
+
+/**
+ * `node ...args` with its stdio as the client's ACP stream; `disconnect`
+ * ends its stdin; killed with the scope.
+ */
+export const spawnProgram = (args: ReadonlyArray<string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] })
+      const stderr: Array<string> = []
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk))
+      // A second listener sees the same bytes the ACP stream reads.
+      const stdout: Array<Buffer> = []
+      child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      const input = Writable.toWeb(child.stdin) as WritableStream<Uint8Array>
+      const stream = acp.ndJsonStream(input, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>)
+      const stdoutLines = () => Buffer.concat(stdout).toString("utf8").split("\n").filter((line) => line !== "")
+      return { child, stream, stderr, stdoutLines, exited, disconnect: () => input.close() }
+    }),
+    ({ child }) => Effect.sync(() => killQuietly(child))
+  )
+
+const killQuietly = (child: ChildProcess) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+}
+
+/** The text the agent streamed to a session as `agent_message_chunk`s, in order. */
+const chunksOf = (updates: ReadonlyArray<acp.SessionNotification>, sessionId: string): Array<string> =>
+  updates.flatMap((n) =>
+    n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
+      ? [n.update.content.text]
+      : []
+  )
+
+/**
+ * The SDK client app driving an agent over `stream`: initialized (with or
+ * without form elicitation), able to open sessions and prompt them. Closed
+ * with the scope.
+ */
+export const driveAgent = (stream: acp.Stream, answer: Answerer, options: { readonly form?: boolean } = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = scriptedClient(answer)
+      const connection = client.app.connect(stream)
+      await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true))
+      const newSession = () =>
+        Effect.promise(() =>
+          connection.agent.request(acp.methods.agent.session.new, { cwd: process.cwd(), mcpServers: [] })
+        ).pipe(Effect.map((r) => r.sessionId))
+      /** Prompts and waits for the turn's end: its stop reason and the text streamed back during it. */
+      const prompt = (sessionId: string, text: string) =>
+        Effect.promise(async () => {
+          const before = chunksOf(client.updates, sessionId).length
+          const response = await connection.agent.request(acp.methods.agent.session.prompt, {
+            sessionId,
+            prompt: [{ type: "text", text }]
+          })
+          return { stopReason: response.stopReason, reply: chunksOf(client.updates, sessionId).slice(before).join("") }
+        })
+      const cancel = (sessionId: string) =>
+        Effect.promise(() => connection.agent.notify(acp.methods.agent.session.cancel, { sessionId }))
+      return { connection, seen: client.seen, updates: client.updates, newSession, prompt, cancel }
+    }),
+    ({ connection }) => Effect.sync(() => connection.close())
+  )
+
+/** The session an elicitation was sent to. */
+export const sessionOf = (params: acp.CreateElicitationRequest): string | undefined =>
+  "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined

@@ -1,0 +1,215 @@
+import * as acp from "@agentclientprotocol/sdk"
+import { describe, expect, it } from "@effect/vitest"
+import { Context, type Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import {
+  AcpProvider,
+  type AcpProviderOptions,
+  type AskUserQuestionRequest,
+  toElicitationContent,
+  UserInteraction,
+  UserInteractionProvider
+} from "effect-user-interaction"
+import { type Answerer, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
+import { batch, batchAnswer, single } from "./support/requests.js"
+
+const inSession = (request: AskUserQuestionRequest, sessionId = "s1"): AskUserQuestionRequest => ({
+  ...request,
+  agent: { id: sessionId }
+})
+
+/** The seam with an AcpProvider on a fresh in-process connection to a scripted client. */
+const rig = (answer: Answerer, options: { readonly form?: boolean; readonly timeout?: Duration.Input } = {}) =>
+  Effect.gen(function*() {
+    const pair = yield* inProcess(answer, options)
+    const providerOptions: AcpProviderOptions = { client: pair.agent.client, clientCapabilities: pair.capabilities }
+    const context = yield* Layer.build(UserInteraction.layerWith(
+      AcpProvider.layer(providerOptions),
+      options.timeout === undefined ? {} : { timeout: options.timeout }
+    ))
+    const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
+    return { ...pair, context, ask }
+  })
+
+const accept = (content: Record<string, acp.ElicitationContentValue>): Answerer => () => ({ action: "accept", content })
+
+describe("AcpProvider", () => {
+  it.live("sends one form per request to the ask's session and returns the accepted answer", () =>
+    Effect.gen(function*() {
+      const { ask, seen } = yield* rig(accept(toElicitationContent(batch, batchAnswer)))
+      expect(yield* ask(inSession(batch, "session-7"))).toEqual(batchAnswer)
+      expect(seen).toHaveLength(1)
+      const params = seen[0]!.params
+      expect(params).toMatchObject({ sessionId: "session-7", mode: "form" })
+      expect(params).not.toHaveProperty("toolCallId")
+      expect(params.message).toContain("1. [Storage] Which database?")
+      expect(Object.keys((params as { requestedSchema: acp.ElicitationSchema }).requestedSchema.properties ?? {}))
+        .toEqual(["question_1", "question_1_custom", "question_2", "question_2_custom", "question_3"])
+    }))
+
+  it.live("reads Other text over the choice, and empty fields as skips", () =>
+    Effect.gen(function*() {
+      const { ask } = yield* rig(accept({ question_1: "SQLite", question_1_custom: "DuckDB", question_2: [], question_3: "" }))
+      expect(yield* ask(inSession(batch))).toEqual({
+        answers: [{ id: "db", selected: [], custom: "DuckDB" }, { id: "features", selected: [] }, { id: "name", selected: [] }]
+      })
+    }))
+
+  it.live("routes by AcpProvider.withSession, with the tool call, over agent.id", () =>
+    Effect.gen(function*() {
+      const { ask, seen } = yield* rig(accept({ question_1: "yes" }))
+      yield* ask(inSession(single, "from-agent")).pipe(AcpProvider.withSession({ sessionId: "s9", toolCallId: "call-3" }))
+      expect(seen[0]!.params).toMatchObject({ sessionId: "s9", toolCallId: "call-3" })
+    }))
+
+  it.live("fails PROVIDER_FAILED and sends nothing without a session to ask in", () =>
+    Effect.gen(function*() {
+      const { ask, seen } = yield* rig(accept({ question_1: "yes" }))
+      const error = yield* Effect.flip(ask(single))
+      expect(error.code).toBe("PROVIDER_FAILED")
+      expect(error.message).toContain("session")
+      expect(seen).toEqual([])
+    }))
+
+  it.live("fails PROVIDER_FAILED and sends nothing when the client lacks form elicitation", () =>
+    Effect.gen(function*() {
+      const { ask, seen } = yield* rig(accept({ question_1: "yes" }), { form: false })
+      const error = yield* Effect.flip(ask(inSession(single)))
+      expect(error.code).toBe("PROVIDER_FAILED")
+      expect(error.message).toContain("elicitation.form")
+      expect(seen).toEqual([])
+    }))
+
+  it.live("maps decline, cancel and an unknown action", () =>
+    Effect.gen(function*() {
+      for (
+        const [action, code] of [["decline", "ASK_DECLINED"], ["cancel", "ASK_CANCELLED"], ["_snooze", "ASK_CANCELLED"]]
+      ) {
+        const { ask } = yield* rig(() => ({ action: action! }))
+        expect((yield* Effect.flip(ask(inSession(single)))).code).toBe(code)
+      }
+    }))
+
+  it.live("refuses accepted content that breaks the rules as INVALID_ANSWER", () =>
+    Effect.gen(function*() {
+      for (const content of [{ question_1: "maybe" }, { question_1: ["yes", "no"] }, { question_1: 1 }]) {
+        const { ask } = yield* rig(accept(content as Record<string, acp.ElicitationContentValue>))
+        expect((yield* Effect.flip(ask(inSession(single)))).code).toBe("INVALID_ANSWER")
+      }
+      const { ask } = yield* rig(() => ({ action: "accept", content: "yes" }) as unknown as acp.CreateElicitationResponse)
+      expect((yield* Effect.flip(ask(inSession(single)))).code).toBe("INVALID_ANSWER")
+    }))
+
+  it.live("fails PROVIDER_FAILED with the JSON-RPC error the client answered", () =>
+    Effect.gen(function*() {
+      const { ask } = yield* rig(() => {
+        throw acp.RequestError.invalidParams(undefined, "no such session")
+      })
+      const error = yield* Effect.flip(ask(inSession(single)))
+      expect(error.code).toBe("PROVIDER_FAILED")
+      expect(error.message).toContain("-32602")
+      expect(error.cause).toBeInstanceOf(acp.RequestError)
+    }))
+
+  it.live("fails PROVIDER_FAILED, without hanging, when the connection closes mid-ask", () =>
+    Effect.gen(function*() {
+      const { agent, ask, seen } = yield* rig(neverAnswers)
+      const fiber = yield* Effect.forkChild(ask(inSession(single)))
+      yield* waitFor(() => seen.length === 1, "the elicitation")
+      agent.close()
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error.code).toBe("PROVIDER_FAILED")
+      expect(error.message).toContain("closed")
+      // Once closed, a new ask fails at once too.
+      expect((yield* Effect.flip(ask(inSession(single)))).code).toBe("PROVIDER_FAILED")
+    }))
+
+  it.live("on interruption sends $/cancel_request and settles without the client's reply", () =>
+    Effect.gen(function*() {
+      // This client never answers, not even the cancellation: the ask must not wait for it.
+      const { ask, seen } = yield* rig(() => new Promise(() => {}))
+      const fiber = yield* Effect.forkChild(ask(inSession(single)))
+      yield* waitFor(() => seen.length === 1, "the elicitation")
+      const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
+      expect(Exit.hasInterrupts(exit)).toBe(true)
+      yield* waitFor(() => seen[0]!.signal.aborted, "the client to see $/cancel_request")
+    }))
+
+  it.live("closing the provider's scope fails its pending ask PROVIDER_CLOSED and cancels the form on the wire", () =>
+    Effect.gen(function*() {
+      const pair = yield* inProcess(neverAnswers)
+      const seam = yield* Layer.build(UserInteraction.layer)
+      const providerScope = yield* Scope.make()
+      yield* Layer.buildWithScope(
+        UserInteraction.provide(AcpProvider.layer({ client: pair.agent.client, clientCapabilities: pair.capabilities })),
+        providerScope
+      ).pipe(Effect.provideContext(seam))
+      const fiber = yield* Effect.forkChild(UserInteraction.ask(inSession(single)).pipe(Effect.provideContext(seam)))
+      yield* waitFor(() => pair.seen.length === 1, "the elicitation")
+      yield* Scope.close(providerScope, Exit.void)
+      expect((yield* Effect.flip(Fiber.join(fiber))).code).toBe("PROVIDER_CLOSED")
+      yield* waitFor(() => pair.seen[0]!.signal.aborted, "the client to see $/cancel_request")
+    }))
+
+  it.live("used without the seam, closing its scope cancels open forms and refuses later asks", () =>
+    Effect.gen(function*() {
+      const pair = yield* inProcess(neverAnswers)
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        AcpProvider.layer({ client: pair.agent.client, clientCapabilities: pair.capabilities }),
+        scope
+      )
+      const provider = Context.get(context, UserInteractionProvider)
+      const fiber = yield* Effect.forkChild(provider.ask(inSession(single)))
+      yield* waitFor(() => pair.seen.length === 1, "the elicitation")
+      yield* Scope.close(scope, Exit.void)
+      expect((yield* Effect.flip(Fiber.join(fiber))).code).toBe("PROVIDER_CLOSED")
+      yield* waitFor(() => pair.seen[0]!.signal.aborted, "the client to see $/cancel_request")
+      expect((yield* Effect.flip(provider.ask(inSession(single)))).code).toBe("PROVIDER_CLOSED")
+      expect(pair.seen).toHaveLength(1)
+    }))
+
+  it.live("the seam's timeout cancels the elicitation on the wire", () =>
+    Effect.gen(function*() {
+      const { ask, seen } = yield* rig(neverAnswers, { timeout: "200 millis" })
+      expect((yield* Effect.flip(ask(inSession(single)))).code).toBe("ASK_TIMEOUT")
+      yield* waitFor(() => seen[0]?.signal.aborted === true, "the client to see $/cancel_request")
+    }))
+
+  it.live("cancelSession ends that session's asks as ASK_CANCELLED and leaves other sessions asking", () =>
+    Effect.gen(function*() {
+      const release: Array<() => void> = []
+      const { ask, context, seen } = yield* rig(({ params, signal }) =>
+        new Promise((resolve, reject) => {
+          signal.addEventListener("abort", () => reject(acp.RequestError.requestCancelled()))
+          release.push(() => resolve({ action: "accept", content: { question_1: sessionOf(params) === "s2" ? "no" : "yes" } }))
+        })
+      )
+      const first = yield* Effect.forkChild(ask(inSession(single, "s1")))
+      const second = yield* Effect.forkChild(ask(inSession(single, "s2")))
+      yield* waitFor(() => seen.length === 2, "both elicitations")
+      const ended = yield* AcpProvider.use((p) => p.cancelSession("s1")).pipe(Effect.provideContext(context))
+      expect(ended).toBe(1)
+      expect((yield* Effect.flip(Fiber.join(first))).code).toBe("ASK_CANCELLED")
+      const cancelled = seen.find((s) => sessionOf(s.params) === "s1")!
+      yield* waitFor(() => cancelled.signal.aborted, "s1's $/cancel_request")
+      release.forEach((f) => f())
+      expect(yield* Fiber.join(second)).toEqual({ answers: [{ id: "go", selected: ["no"] }] })
+      expect(yield* AcpProvider.use((p) => p.cancelSession("s1")).pipe(Effect.provideContext(context))).toBe(0)
+    }))
+
+  it.live("many sessions asking at once never get each other's answers", () =>
+    Effect.gen(function*() {
+      const { ask } = yield* rig(async ({ params }) => {
+        // Answer in a scrambled order: later sessions first.
+        const id = sessionOf(params)!
+        await new Promise((r) => setTimeout(r, 40 - Number(id.slice(1))))
+        return { action: "accept", content: { question_1: Number(id.slice(1)) % 2 === 0 ? "yes" : "no" } }
+      })
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => `s${i}`),
+        (id) => Effect.map(ask(inSession(single, id)), (a) => [id, a.answers[0]!.selected[0]] as const),
+        { concurrency: "unbounded" }
+      )
+      for (const [id, label] of answers) expect(label).toBe(Number(id.slice(1)) % 2 === 0 ? "yes" : "no")
+    }))
+})

@@ -1,0 +1,155 @@
+import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
+import { hostile } from "./terminalCorpus.js"
+import { removeTempDirs, type Run, runWith, start, tempFiles } from "./cliHarness.js"
+import { unsafeChars } from "./terminalHarness.js"
+
+const request = {
+  agent: { id: "planner", name: "Planner" },
+  questions: [
+    { id: "db", header: "Storage", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] },
+    { id: "features", question: "Which features?", multi_select: true, options: [{ label: "auth" }, { label: "billing" }, { label: "search" }] },
+    { id: "name", question: "Project name?" }
+  ]
+}
+
+const files = tempFiles({
+  "request.json": request,
+  "invalid.json": { questions: [{ id: "db", question: "Which?", options: [{ label: "" }] }] },
+  "not-json.json": "{ questions: ",
+  "answers.json": { db: "SQLite", features: ["auth", "search"], name: "atlas" },
+  "answers-missing.json": { db: "SQLite" },
+  "answers-bad.json": { db: 42 },
+  "demo-answers.json": { database: "SQLite", features: ["Audit log"], name: { custom: "ledger" } },
+  "hostile.json": {
+    agent: { id: "x", name: hostile[0] },
+    questions: hostile.map((text, i) => ({ id: `q${i}`, header: text, question: text, options: [{ label: text, description: text }] }))
+  }
+})
+
+const running = new Set<Run>()
+afterEach(() => {
+  for (const run of running) if (run.child.exitCode === null) process.kill(-run.child.pid!, "SIGKILL")
+  running.clear()
+})
+afterAll(removeTempDirs)
+const track = (run: Run) => (running.add(run), run)
+
+// Generous bound: each case starts the program, and the machine may be busy.
+describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
+  it("--help and --version print on stdout and exit 0", async () => {
+    const help = await runWith(["--help"])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("--timeout")
+    expect(help.stdout).toContain("demo")
+    const version = await runWith(["--version"])
+    expect(version.code).toBe(0)
+    expect(version.stdout).toContain("0.1.0")
+  })
+
+  it("line mode: questions on stderr, hints after bad input, the answer JSON alone on stdout, exit 0", async () => {
+    const result = await runWith([files["request.json"]!], "\n7\n2\n4\n1 3\natlas\n")
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({
+      answers: [
+        { id: "db", selected: ["SQLite"] },
+        { id: "features", selected: ["auth", "search"] },
+        { id: "name", selected: [], custom: "atlas" }
+      ]
+    })
+    expect(result.stdout.trim().split("\n")).toHaveLength(1)
+    expect(result.stderr).toContain("1. Postgres")
+    expect(result.stderr).toContain("Question 3 of 3")
+    expect(result.stderr).toContain("Please type a number from 1 to 2")
+    expect(result.stderr).toContain("There is no option 7")
+    expect(result.stderr).toContain("There is no option 4")
+  })
+
+  it("input that ends before an answer exits 1 with PROVIDER_CLOSED on stderr", async () => {
+    const result = await runWith([files["request.json"]!], "1\n")
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain("PROVIDER_CLOSED")
+  })
+
+  it("a request on stdin with no terminal to ask on exits 1 (PROVIDER_CLOSED)", async () => {
+    const result = await runWith([], JSON.stringify(request))
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("PROVIDER_CLOSED")
+  })
+
+  it("an invalid request exits 2 naming the path, and asks nothing", async () => {
+    const invalid = await runWith([files["invalid.json"]!])
+    expect(invalid.code).toBe(2)
+    expect(invalid.stdout).toBe("")
+    expect(invalid.stderr).toContain("INVALID_REQUEST")
+    expect(invalid.stderr).toContain("questions[0].options[0].label")
+    expect(invalid.stderr).not.toContain("Which?")
+    expect((await runWith([files["not-json.json"]!])).code).toBe(2)
+    const empty = await runWith([], "{\"questions\": []}")
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain("EMPTY_QUESTIONS")
+  })
+
+  it("--answers answers from a file (labels, several labels, free text), no terminal needed", async () => {
+    const result = await runWith([files["request.json"]!, "--answers", files["answers.json"]!])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({
+      answers: [
+        { id: "db", selected: ["SQLite"] },
+        { id: "features", selected: ["auth", "search"] },
+        { id: "name", selected: [], custom: "atlas" }
+      ]
+    })
+    const missing = await runWith([files["request.json"]!, "--answers", files["answers-missing.json"]!])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain("no answer for question \"features\"")
+    const bad = await runWith([files["request.json"]!, "--answers", files["answers-bad.json"]!])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("db")
+  })
+
+  it("the request may come on stdin with --answers, in either multiSelect casing", async () => {
+    const camel = { questions: request.questions.map(({ multi_select, ...q }) => multi_select ? { ...q, multiSelect: true } : q) }
+    const result = await runWith(["--answers", files["answers.json"]!], JSON.stringify(camel))
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).answers[1].selected).toEqual(["auth", "search"])
+  })
+
+  it("--timeout: no answer in time exits 4; a bad duration exits 2", async () => {
+    const run = track(start([files["request.json"]!, "--timeout", "1s"]))
+    const code = await run.exited
+    expect(code).toBe(4)
+    expect(run.stderr()).toContain("ASK_TIMEOUT")
+    const bad = await runWith([files["request.json"]!, "--timeout", "soon"])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("Invalid timeout")
+  })
+
+  it("SIGINT while waiting for an answer exits 130", async () => {
+    const run = track(start([files["request.json"]!]))
+    await run.stderrContains("Which database?")
+    run.child.kill("SIGINT")
+    expect(await run.exited).toBe(130)
+    expect(run.stdout()).toBe("")
+  })
+
+  it("demo with --answers prints the answer JSON on stdout and a summary on stderr", async () => {
+    const result = await runWith(["demo", "--answers", files["demo-answers.json"]!])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({
+      answers: [
+        { id: "database", selected: ["SQLite"] },
+        { id: "features", selected: ["Audit log"] },
+        { id: "name", selected: [], custom: "ledger" }
+      ]
+    })
+    expect(result.stderr).toContain("demo agent: database = SQLite")
+  })
+
+  it("hostile model text reaches stderr inert in line mode", async () => {
+    const result = await runWith([files["hostile.json"]!], hostile.map(() => "1\n").join(""))
+    expect(result.code).toBe(0)
+    expect(result.stderr).not.toMatch(unsafeChars)
+    expect(JSON.parse(result.stdout).answers.map((a: { selected: Array<string> }) => a.selected[0])).toEqual(hostile)
+  })
+})

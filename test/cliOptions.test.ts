@@ -1,0 +1,75 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Duration, Option } from "effect"
+import { CliError } from "effect/cli"
+import {
+  AskAborted,
+  AskCancelled,
+  AskDeclined,
+  AskTimeout,
+  EmptyQuestions,
+  InvalidAnswer,
+  InvalidRequest,
+  NoProvider,
+  ProviderClosed,
+  ProviderFailed
+} from "../src/UserInteractionError.js"
+import { answerItem } from "../src/bin/answersFile.js"
+import { describeFailure, exitCodeFor, exitCodeForCause } from "../src/bin/exitCodes.js"
+import { parseTimeout } from "../src/bin/options.js"
+
+const millis = (text: string) => Option.map(parseTimeout(text), Duration.toMillis)
+
+describe("ask-user flags", () => {
+  it("--timeout takes the short forms and Effect durations", () => {
+    expect(millis("30s")).toEqual(Option.some(30_000))
+    expect(millis("5m")).toEqual(Option.some(300_000))
+    expect(millis("1h")).toEqual(Option.some(3_600_000))
+    expect(millis("500ms")).toEqual(Option.some(500))
+    expect(millis("1.5s")).toEqual(Option.some(1_500))
+    expect(millis("5 minutes")).toEqual(Option.some(300_000))
+    expect(millis("2 hours")).toEqual(Option.some(7_200_000))
+  })
+
+  it("--timeout refuses what is not a finite, positive duration", () => {
+    for (const text of ["soon", "", "0s", "0 seconds", "-1s", "Infinity", "5 mins", "m5", "5x"]) {
+      expect(parseTimeout(text)).toEqual(Option.none())
+    }
+  })
+})
+
+describe("ask-user exit statuses", () => {
+  it("map every error class to its status", () => {
+    expect(exitCodeFor(new InvalidRequest())).toBe(2)
+    expect(exitCodeFor(new EmptyQuestions())).toBe(2)
+    expect(exitCodeFor(new AskCancelled())).toBe(3)
+    expect(exitCodeFor(new AskDeclined())).toBe(3)
+    expect(exitCodeFor(new AskTimeout())).toBe(4)
+    expect(exitCodeFor(new AskAborted())).toBe(130)
+    for (const error of [new ProviderClosed(), new ProviderFailed(), new InvalidAnswer(), new NoProvider(), new Error("x")]) {
+      expect(exitCodeFor(error)).toBe(1)
+    }
+    expect(exitCodeFor(new CliError.UnrecognizedOption({ option: "--bogus", suggestions: [] }))).toBe(2)
+  })
+
+  it("an interrupted main fiber exits 130; a failed one by its error", () => {
+    expect(exitCodeForCause(Cause.interrupt())).toBe(130)
+    expect(exitCodeForCause(Cause.fail(new AskTimeout()))).toBe(4)
+    expect(exitCodeForCause(Cause.die(new Error("defect")))).toBe(1)
+  })
+
+  it("diagnostics name the code", () => {
+    expect(describeFailure(new AskCancelled())).toBe("ask-user: ASK_CANCELLED: The human cancelled the request.")
+  })
+})
+
+describe("--answers file entries", () => {
+  const question = { id: "db", question: "Which?", options: [{ label: "Postgres" }, { label: "SQLite" }] }
+
+  it("a label selects, other text is custom, arrays select several, null skips", () => {
+    expect(answerItem(question, "SQLite")).toEqual({ id: "db", selected: ["SQLite"] })
+    expect(answerItem(question, "MySQL")).toEqual({ id: "db", selected: [], custom: "MySQL" })
+    expect(answerItem(question, ["Postgres", "SQLite"])).toEqual({ id: "db", selected: ["Postgres", "SQLite"] })
+    expect(answerItem(question, null)).toEqual({ id: "db", selected: [] })
+    expect(answerItem(question, { custom: "later" })).toEqual({ id: "db", selected: [], custom: "later" })
+  })
+})

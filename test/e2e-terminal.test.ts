@@ -1,0 +1,185 @@
+/**
+ * The built `ask-user` in a real pseudo-terminal (tmux): keys are sent with
+ * `send-keys`, the screen is read with `capture-pane`, and after the program
+ * ends the pane's terminal settings and cursor show it was restored.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
+import { hostile } from "./terminalCorpus.js"
+import { program, removeTempDirs, tempDir, tempFiles } from "./cliHarness.js"
+
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0
+const socket = `ask-user-e2e-${process.pid}`
+const tmux = (...args: ReadonlyArray<string>) =>
+  execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8" })
+
+afterAll(() => {
+  removeTempDirs()
+  if (!hasTmux) return
+  spawnSync("tmux", ["-L", socket, "kill-server"])
+  // tmux may leave its socket file behind.
+  rmSync(join(process.env["TMUX_TMPDIR"] ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`, socket), { force: true })
+})
+
+const request = {
+  questions: [
+    { id: "db", header: "Storage", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] },
+    { id: "features", question: "Which features?", multiSelect: true, options: [{ label: "auth" }, { label: "billing" }, { label: "search" }] }
+  ]
+}
+const files = tempFiles({
+  "request.json": request,
+  "hostile.json": {
+    agent: { id: "x", name: "\x1b]0;evil title\x07agent" },
+    questions: [{ id: "q", header: hostile[1], question: hostile.join(" | "), options: hostile.map((label) => ({ label, description: label })) }]
+  }
+})
+
+let sessions = 0
+
+/** Runs `command` (a shell command line) in a fresh tmux window; returns helpers to drive it. */
+const open = (command: string) => {
+  const name = `s${++sessions}`
+  const dir = tempDir()
+  const out = `${dir}/out.json`
+  const status = `${dir}/status`
+  const stty = `${dir}/stty`
+  // After the program ends, record its status and the terminal's settings, then idle so the pane can be read.
+  const script = `${command} >${out}; echo $? >${status}; stty -a >${stty}; echo DONE; sleep 600`
+  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "50", "sh", "-c", script)
+  const screen = () => tmux("capture-pane", "-p", "-t", name)
+  const history = () => tmux("capture-pane", "-p", "-S", "-500", "-t", name)
+  const waitFor = async (predicate: (text: string) => boolean, what: string) => {
+    const deadline = Date.now() + 40_000
+    while (Date.now() < deadline) {
+      const text = screen()
+      if (predicate(text)) return text
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    throw new Error(`timed out waiting for ${what}; screen:\n${screen()}`)
+  }
+  return {
+    screen,
+    history,
+    waitFor,
+    keys: (...keys: ReadonlyArray<string>) => void tmux("send-keys", "-t", name, ...keys),
+    /** Sends a signal to the program (the pane's shell's child). */
+    signal: (signal: NodeJS.Signals) => {
+      const shell = tmux("display-message", "-p", "-t", name, "#{pane_pid}").trim()
+      const child = execFileSync("pgrep", ["-P", shell], { encoding: "utf8" }).trim().split("\n")[0]!
+      process.kill(Number(child), signal)
+    },
+    text: (text: string) => void tmux("send-keys", "-t", name, "-l", text),
+    /** Waits for the program to end; gives its status, stdout and whether the terminal was restored. */
+    finished: async () => {
+      await waitFor((text) => text.includes("DONE"), "the program to end")
+      const settings = readFileSync(stty, "utf8")
+      return {
+        status: Number(readFileSync(status, "utf8").trim()),
+        stdout: existsSync(out) ? readFileSync(out, "utf8") : "",
+        cooked: / icanon /.test(` ${settings.replace(/\s+/g, " ")} `) && / echo /.test(` ${settings.replace(/\s+/g, " ")} `),
+        cursorVisible: tmux("display-message", "-p", "-t", name, "#{cursor_flag}").trim() === "1",
+        title: tmux("display-message", "-p", "-t", name, "#{pane_title}").trim()
+      }
+    }
+  }
+}
+
+const askUser = `${JSON.stringify(process.execPath)} ${JSON.stringify(program)}`
+
+// Generous bounds: each case starts Node programs, and the machine may be busy.
+describe.skipIf(!hasTmux)("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
+  it("arrows pick, Space toggles, Other takes typed text; answer JSON on stdout; terminal restored", async () => {
+    const pane = open(`${askUser} demo`)
+    await pane.waitFor((text) => text.includes("❯ PostgreSQL (Recommended)"), "the first question")
+    pane.keys("Down", "Enter")
+    await pane.waitFor((text) => text.includes("Question 2 of 3"), "the second question")
+    pane.keys("Space", "Down", "Space", "Down", "Down", "Enter")
+    await pane.waitFor((text) => text.includes("Other: "), "the Other field")
+    pane.text("CSV and JSON")
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("Question 3 of 3"), "the third question")
+    pane.text("ledger")
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({
+      answers: [
+        { id: "database", selected: ["SQLite"] },
+        { id: "features", selected: [], custom: "CSV and JSON" },
+        { id: "name", selected: [], custom: "ledger" }
+      ]
+    })
+    expect(result.cooked).toBe(true)
+    expect(result.cursorVisible).toBe(true)
+    expect(pane.screen()).toContain("demo agent: database = SQLite")
+  })
+
+  it("with the request on stdin, keys are read from /dev/tty", async () => {
+    const pane = open(`cat ${files["request.json"]} | ${askUser}`)
+    await pane.waitFor((text) => text.includes("❯ Postgres"), "the first question")
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("Which features?"), "the second question")
+    pane.keys("Space", "Down", "Down", "Space", "Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({
+      answers: [{ id: "db", selected: ["Postgres"] }, { id: "features", selected: ["auth", "search"] }]
+    })
+    expect(result.cooked).toBe(true)
+  })
+
+  it("Esc cancels (exit 3); Ctrl+C and SIGINT interrupt (exit 130); each restores the terminal", async () => {
+    const cancel = open(`${askUser} ${files["request.json"]}`)
+    const interrupt = open(`${askUser} ${files["request.json"]}`)
+    const sigint = open(`${askUser} ${files["request.json"]}`)
+    await cancel.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    cancel.keys("Down", "Escape")
+    await interrupt.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    interrupt.keys("C-c")
+    await sigint.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    sigint.signal("SIGINT")
+    const cancelled = await cancel.finished()
+    const interrupted = await interrupt.finished()
+    const signalled = await sigint.finished()
+    expect(signalled.status).toBe(130)
+    expect(cancelled.status).toBe(3)
+    expect(cancelled.stdout).toBe("")
+    expect(interrupted.status).toBe(130)
+    expect(interrupted.stdout).toBe("")
+    for (const result of [cancelled, interrupted, signalled]) {
+      expect(result.cooked).toBe(true)
+      expect(result.cursorVisible).toBe(true)
+    }
+  })
+
+  it("--timeout ends an unanswered prompt with exit 4 and restores the terminal", async () => {
+    const pane = open(`${askUser} --timeout 2s ${files["request.json"]}`)
+    await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    const result = await pane.finished()
+    expect(result.status).toBe(4)
+    expect(result.cooked).toBe(true)
+    expect(result.cursorVisible).toBe(true)
+  })
+
+  it("hostile model text is shown as visible escapes: no clear, no title, no clipboard", async () => {
+    tmux("start-server")
+    tmux("set-option", "-g", "set-clipboard", "on")
+    const pane = open(`echo MARKER-BEFORE; ${askUser} ${files["hostile.json"]}`)
+    // The menu is taller than the pane, so it is drawn as a window; wait for its key hint.
+    await pane.waitFor((text) => text.includes("Enter chooses"), "the question")
+    const screen = pane.history()
+    expect(screen).toContain("MARKER-BEFORE") // nothing cleared the screen or the scrollback
+    expect(screen).toContain("\\x1b]52;c;")
+    expect(screen).toContain("\\u202etxt.exe")
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0].selected).toEqual([hostile[0]])
+    expect(result.title).not.toContain("evil")
+    expect(result.title).not.toContain("pwned")
+    expect(spawnSync("tmux", ["-L", socket, "list-buffers"], { encoding: "utf8" }).stdout).toBe("")
+  })
+})

@@ -1,0 +1,371 @@
+/**
+ * McpProvider and the `ask_user_question` MCP tool, in process: the SDK's own
+ * `Client` (its elicitation handler plays the human) linked to the server with
+ * `InMemoryTransport`.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { ElicitResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { Arbitrary, Effect, Exit, Fiber, Schema, Scope } from "effect"
+import { Tool } from "effect/ai"
+import {
+  type AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  type AskUserQuestionRequest,
+  AskUserQuestionTool,
+  McpProvider,
+  toElicitationContent,
+  UserInteraction
+} from "effect-user-interaction"
+import { vi } from "vitest"
+import { sdkRequestTimeoutMillis } from "../src/internal/mcpElicit.js"
+import { serveAskUser } from "../src/internal/mcpServer.js"
+import { connectClient, type Human, inProcess, waitFor } from "./support/mcpClient.js"
+import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
+
+const accept = (content: ElicitResult["content"]): ElicitResult => ({ action: "accept", content })
+const answering = (request: AskUserQuestionRequest, answer: Parameters<typeof toElicitationContent>[1]): Human => () =>
+  accept(toElicitationContent(request, answer))
+const isRequest = (method: string) => (m: JSONRPCMessage): m is JSONRPCMessage & { id: number } =>
+  "method" in m && m.method === method && "id" in m
+const errorCode = (json: any) => ({ name: json.name, code: json.code })
+
+describe("ask_user_question over MCP (in process)", () => {
+  it.live("lists one tool whose input schema is AskUserQuestionTool's, generated from AskUserQuestionArgs", () =>
+    Effect.gen(function*() {
+      const { client } = yield* inProcess()
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      expect(tools.map((t) => t.name)).toEqual(["ask_user_question"])
+      expect(tools[0]!.inputSchema).toEqual(Tool.getJsonSchema(AskUserQuestionTool))
+      expect(tools[0]!.description).toBe(Tool.getDescription(AskUserQuestionTool))
+      expect(JSON.stringify(tools[0]!.inputSchema)).toContain("multi_select")
+    }))
+
+  it.live("accepted form: single, multi and optionless questions come back as the answer, in question order", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ human: answering(batch, batchAnswer) })
+      const outcome = yield* Effect.promise(() => h.ask(batch))
+      expect(outcome).toEqual({ isError: false, json: batchAnswer })
+      const form = h.forms[0]!
+      expect(form.message).toContain("Which database?")
+      expect(Object.keys(form.requestedSchema.properties)).toEqual([
+        "question_1",
+        "question_1_custom",
+        "question_2",
+        "question_2_custom",
+        "question_3"
+      ])
+      expect(form.requestedSchema.required).toEqual(["question_3"])
+      expect(form.requestedSchema.properties.question_1).toMatchObject({
+        type: "string",
+        // MCP's titled enum carries no per-option description: the SDK's schema strips it.
+        oneOf: [{ const: "Postgres (Recommended)", title: "Postgres (Recommended)" }, { const: "SQLite", title: "SQLite" }]
+      })
+      expect(form.requestedSchema.properties.question_2).toMatchObject({ type: "array", items: { anyOf: expect.any(Array) } })
+    }))
+
+  it.live("each elicitation is sent as related to its tools/call (Streamable HTTP routes by it)", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ human: answering(single, singleAnswer) })
+      yield* Effect.promise(() => h.ask(single))
+      const toolCall = h.received.find(isRequest("tools/call"))!
+      const index = h.sent.findIndex(isRequest("elicitation/create"))
+      expect(h.relatedTo[index]).toBe(toolCall.id)
+    }))
+
+  it.live("custom text overrides the choice; empty fields are skips; multiSelect and multi_select are both accepted", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({
+        human: () => accept({ question_1: "SQLite", question_1_custom: "DuckDB, actually", question_3: "" })
+      })
+      const args = {
+        questions: [
+          batch.questions[0],
+          { ...batch.questions[1], multiSelect: undefined, multi_select: true },
+          batch.questions[2]
+        ]
+      }
+      const outcome = yield* Effect.promise(() => h.ask(JSON.parse(JSON.stringify(args))))
+      expect(outcome).toEqual({
+        isError: false,
+        json: {
+          answers: [
+            { id: "db", selected: [], custom: "DuckDB, actually" },
+            { id: "features", selected: [] },
+            { id: "name", selected: [] }
+          ]
+        }
+      })
+      expect(h.forms[0]!.requestedSchema.properties.question_2).toMatchObject({ type: "array" })
+    }))
+
+  it.live("decline is ASK_DECLINED and cancel is ASK_CANCELLED, as { name, code, message } tool errors", () =>
+    Effect.gen(function*() {
+      const declined = yield* inProcess({ human: () => ({ action: "decline" }) })
+      const d = yield* Effect.promise(() => declined.ask(single))
+      expect(d.isError).toBe(true)
+      expect(Object.keys(d.json).sort()).toEqual(["code", "message", "name"])
+      expect(errorCode(d.json)).toEqual({ name: "UserInteractionError", code: "ASK_DECLINED" })
+      const cancelled = yield* inProcess({ human: () => ({ action: "cancel" }) })
+      const c = yield* Effect.promise(() => cancelled.ask(single))
+      expect(c.isError).toBe(true)
+      expect(errorCode(c.json)).toEqual({ name: "UserInteractionError", code: "ASK_CANCELLED" })
+    }))
+
+  it.live("a client without the elicitation capability gets PROVIDER_FAILED and is sent nothing", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ elicitation: false })
+      const outcome = yield* Effect.promise(() => h.ask(single))
+      expect(outcome.isError).toBe(true)
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
+      expect(h.sent.filter((m) => "method" in m && "id" in m)).toEqual([])
+    }))
+
+  it.live("`elicitation: {}` (the older spelling) counts as form support", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ elicitation: {}, human: answering(single, singleAnswer) })
+      expect(yield* Effect.promise(() => h.ask(single))).toEqual({ isError: false, json: singleAnswer })
+    }))
+
+  it.live("content that breaks the form or the answer rules is INVALID_ANSWER", () =>
+    Effect.gen(function*() {
+      const contents: Array<ElicitResult["content"]> = [
+        { question_1: "maybe" }, // not an option: the SDK's own schema check (-32602)
+        { question_1: 5 as unknown as string }, // wrong type: the SDK's schema check
+        { question_1: ["yes", "no"] } // a list for a single-select question
+      ]
+      for (const content of contents) {
+        const h = yield* inProcess({ human: () => accept(content) })
+        const outcome = yield* Effect.promise(() => h.ask(single))
+        expect(outcome.isError).toBe(true)
+        expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+      }
+      // Fits the schema (no uniqueItems) but breaks the answer rules: a label chosen twice.
+      const twice = yield* inProcess({ human: () => accept({ question_2: ["auth", "auth"], question_3: "x" }) })
+      const outcome = yield* Effect.promise(() => twice.ask(batch))
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+      expect(outcome.json.message).toContain("twice")
+    }))
+
+  it.live("arguments that do not decode are INVALID_REQUEST naming the path, or EMPTY_QUESTIONS; nothing is asked", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ human: answering(single, singleAnswer) })
+      const bad = yield* Effect.promise(() => h.ask({ questions: [{ id: "a", question: "Q?", options: [{}] }] }))
+      expect(errorCode(bad.json)).toEqual({ name: "UserInteractionError", code: "INVALID_REQUEST" })
+      expect(bad.json.message).toContain("questions[0].options[0].label")
+      const missing = yield* Effect.promise(() => h.ask(undefined))
+      expect(errorCode(missing.json)).toEqual({ name: "UserInteractionError", code: "INVALID_REQUEST" })
+      const empty = yield* Effect.promise(() => h.ask({ questions: [] }))
+      expect(errorCode(empty.json)).toEqual({ name: "UserInteractionError", code: "EMPTY_QUESTIONS" })
+      expect(h.forms).toEqual([])
+    }))
+
+  it.live("an unknown tool is a protocol error", () =>
+    Effect.gen(function*() {
+      const { client } = yield* inProcess()
+      const exit = yield* Effect.exit(Effect.promise(() => client.callTool({ name: "nope", arguments: {} })))
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("Unknown tool: nope")
+    }))
+
+  it.live("the client cancelling the tool call cancels the first elicitation on the wire (never request id 0)", () =>
+    Effect.gen(function*() {
+      let shown = 0
+      const h = yield* inProcess({
+        human: (form, signal) =>
+          shown++ === 0
+            ? new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)))
+            : answering(single, singleAnswer)(form, signal)
+      })
+      const abort = new AbortController()
+      const call = h.ask(single, { signal: abort.signal })
+      call.catch(() => undefined)
+      yield* waitFor(() => h.forms.length === 1)
+      abort.abort("the agent moved on")
+      yield* waitFor(() => h.cancelled.length === 1)
+      const elicitation = h.sent.find(isRequest("elicitation/create"))!
+      expect(elicitation.id).not.toBe(0)
+      expect(h.sent).toContainEqual(expect.objectContaining({
+        method: "notifications/cancelled",
+        params: expect.objectContaining({ requestId: elicitation.id })
+      }))
+      // The same server carries on: the next call is answered.
+      expect(yield* Effect.promise(() => h.ask(single))).toEqual({ isError: false, json: singleAnswer })
+    }))
+
+  it.live("two concurrent tool calls get their own answers, whatever order the human answers in", () =>
+    Effect.gen(function*() {
+      const first: AskUserQuestionRequest = { questions: [{ id: "one", question: "First?", options: [{ label: "a" }, { label: "b" }] }] }
+      const second: AskUserQuestionRequest = { questions: [{ id: "two", question: "Second?", options: [{ label: "c" }, { label: "d" }] }] }
+      const pending = new Map<string, (r: ElicitResult) => void>()
+      const h = yield* inProcess({
+        human: (form) => new Promise((resolve) => pending.set(form.message.includes("First?") ? "first" : "second", resolve))
+      })
+      const calls = Promise.all([h.ask(first), h.ask(second)])
+      yield* waitFor(() => pending.size === 2)
+      pending.get("second")!(accept({ question_1: "d" }))
+      pending.get("first")!(accept({ question_1: "b" }))
+      const [one, two] = yield* Effect.promise(() => calls)
+      expect(one.json).toEqual({ answers: [{ id: "one", selected: ["b"] }] })
+      expect(two.json).toEqual({ answers: [{ id: "two", selected: ["d"] }] })
+    }))
+})
+
+// Random valid requests: schema-generated, then made to pass the request checks
+// (unique question ids, unique labels within a question).
+const requests: Arbitrary.Arbitrary<AskUserQuestionRequest> = Arbitrary.schema(Schema.Struct({
+  questions: Schema.NonEmptyArray(AskUserQuestionItem)
+})).pipe(Arbitrary.map((raw): AskUserQuestionRequest => ({
+  questions: raw.questions.map((q, i) => {
+    const question = { ...q, id: `${q.id}#${i}` }
+    if (q.options === undefined) return question
+    const seen = new Set<string>()
+    return { ...question, options: q.options.filter((o) => !seen.has(o.label) && seen.add(o.label)) }
+  })
+})))
+
+/** Every option chosen (the first one for single-select), typed text for optionless questions. */
+const everything = (request: AskUserQuestionRequest): AskUserQuestionAnswer => ({
+  answers: request.questions.map((q) => {
+    const labels = q.options?.map((o) => o.label) ?? []
+    if (labels.length === 0) return { id: q.id, selected: [], custom: `typed for ${q.id}` }
+    return { id: q.id, selected: q.multiSelect === true ? labels : [labels[0]!] }
+  })
+})
+
+describe("random requests through the real SDK", () => {
+  it.live("any valid request's form passes the SDK's own checks both ways and its answer comes back intact", () =>
+    Effect.gen(function*() {
+      const samples = yield* Arbitrary.sampleEffect(requests, { count: 40, seed: 20261202 })
+      let current: AskUserQuestionRequest = single
+      const h = yield* inProcess({ human: () => accept(toElicitationContent(current, everything(current))) })
+      for (const request of samples) {
+        current = request
+        const outcome = yield* Effect.promise(() => h.ask(JSON.parse(JSON.stringify(request))))
+        expect(outcome, JSON.stringify(request)).toEqual({ isError: false, json: everything(request) })
+      }
+      expect(h.forms).toHaveLength(samples.length)
+    }))
+})
+
+describe("ask-user's MCP server lifetime", () => {
+  it.live("closing the server's scope takes pending forms down before the connection closes", () =>
+    Effect.gen(function*() {
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
+      const sent: Array<JSONRPCMessage> = []
+      const send = serverTransport.send.bind(serverTransport)
+      serverTransport.send = (message, options) => (sent.push(message), send(message, options))
+      const serverScope = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(serverScope, Exit.void))
+      yield* serveAskUser(serverTransport).pipe(Scope.provide(serverScope))
+      const h = yield* connectClient(clientTransport)
+      const call = h.ask(single)
+      call.catch(() => undefined)
+      yield* waitFor(() => h.forms.length === 1)
+      yield* Scope.close(serverScope, Exit.void)
+      // On the wire, not merely the client noticing the connection close.
+      const elicitation = sent.find(isRequest("elicitation/create"))!
+      expect(sent).toContainEqual(expect.objectContaining({
+        method: "notifications/cancelled",
+        params: expect.objectContaining({ requestId: elicitation.id })
+      }))
+      expect(h.cancelled).toHaveLength(1)
+      const exit = yield* Effect.exit(Effect.promise(() => call))
+      expect(Exit.isFailure(exit)).toBe(true)
+    }))
+})
+
+describe("McpProvider timing (fake timers drive the SDK's and the seam's timers)", () => {
+  const fakeTimers = Effect.acquireRelease(
+    Effect.sync(() => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })),
+    () => Effect.sync(() => vi.useRealTimers())
+  )
+
+  it.live("an answer after 70 s of thinking still counts: no SDK request timeout is armed below the seam's", () =>
+    Effect.gen(function*() {
+      yield* fakeTimers
+      let onShown!: () => void
+      const shown = new Promise<void>((resolve) => (onShown = resolve))
+      const h = yield* inProcess({
+        timeout: "5 minutes",
+        human: async () => {
+          onShown()
+          await new Promise((resolve) => setTimeout(resolve, 70_000))
+          return accept(toElicitationContent(single, singleAnswer))
+        }
+      })
+      const call = h.ask(single)
+      yield* Effect.promise(() => shown)
+      // Past the SDK's 60 s default, which would cancel the elicitation if it were armed.
+      yield* Effect.promise(() => vi.advanceTimersByTimeAsync(70_000))
+      expect(yield* Effect.promise(() => call)).toEqual({ isError: false, json: singleAnswer })
+      expect(h.cancelled).toEqual([])
+      expect(sdkRequestTimeoutMillis).toBeGreaterThan(24 * 24 * 3600_000)
+    }))
+
+  it.live("the seam's timeout ends the ask with ASK_TIMEOUT and cancels the elicitation on the wire", () =>
+    Effect.gen(function*() {
+      yield* fakeTimers
+      const h = yield* inProcess({ timeout: "30 seconds" })
+      const call = h.ask(single)
+      yield* Effect.promise(() => vi.waitUntil(() => h.forms.length === 1))
+      yield* Effect.promise(() => vi.advanceTimersByTimeAsync(30_000))
+      const outcome = yield* Effect.promise(() => call)
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "ASK_TIMEOUT" })
+      expect(h.cancelled).toHaveLength(1)
+    }))
+})
+
+describe("McpProvider under the seam", () => {
+  const connected = (human?: Human) =>
+    Effect.gen(function*() {
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
+      const server = new McpServer({ name: "host", version: "1.0.0" })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => server.connect(serverTransport)),
+        () => Effect.promise(() => server.close())
+      )
+      const client = yield* connectClient(clientTransport, human === undefined ? {} : { human })
+      return { server, client, clientTransport }
+    })
+
+  it.live("an aborted request signal interrupts the elicitation: AskAborted, and the client sees the cancel", () =>
+    Effect.gen(function*() {
+      const { client, server } = yield* connected()
+      const abort = new AbortController()
+      const fiber = yield* Effect.forkChild(
+        UserInteraction.ask({ ...single, signal: abort.signal }).pipe(
+          Effect.provide(UserInteraction.layerWith(McpProvider.layer(server)))
+        )
+      )
+      yield* waitFor(() => client.forms.length === 1)
+      abort.abort()
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && exit.cause.reasons[0]).toMatchObject({ _tag: "Fail", error: { code: "ASK_ABORTED" } })
+      yield* waitFor(() => client.cancelled.length === 1)
+    }))
+
+  it.live("the transport closing mid-ask is PROVIDER_FAILED", () =>
+    Effect.gen(function*() {
+      const { client, clientTransport, server } = yield* connected()
+      const fiber = yield* Effect.forkChild(
+        UserInteraction.ask(single).pipe(Effect.provide(UserInteraction.layerWith(McpProvider.layer(server.server))))
+      )
+      yield* waitFor(() => client.forms.length === 1)
+      yield* Effect.promise(() => clientTransport.close())
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error.code).toBe("PROVIDER_FAILED")
+    }))
+
+  it.live("an error from the client's form handler is PROVIDER_FAILED", () =>
+    Effect.gen(function*() {
+      const { server } = yield* connected(() => {
+        throw new Error("the form crashed")
+      })
+      const error = yield* Effect.flip(
+        UserInteraction.ask(single).pipe(Effect.provide(UserInteraction.layerWith(McpProvider.layer(server))))
+      )
+      expect(error.code).toBe("PROVIDER_FAILED")
+      expect(error.message).toContain("the form crashed")
+    }))
+})

@@ -1,0 +1,394 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import {
+  type AskUserQuestionRequest,
+  TerminalProvider,
+  UserInteraction
+} from "effect-user-interaction"
+import { PassThrough } from "node:stream"
+import { hostile } from "./terminalCorpus.js"
+import {
+  ctrl,
+  down,
+  enter,
+  esc,
+  makeTestTerminal,
+  ownSequences,
+  space,
+  type TestTerminal,
+  typed,
+  unsafeChars,
+  up
+} from "./terminalHarness.js"
+
+const single: AskUserQuestionRequest = {
+  questions: [{
+    id: "db",
+    header: "Storage",
+    question: "Which database?",
+    options: [{ label: "Postgres (Recommended)", description: "Relational" }, { label: "SQLite" }]
+  }]
+}
+
+const batch: AskUserQuestionRequest = {
+  agent: { id: "a1", name: "Planner" },
+  questions: [
+    single.questions[0]!,
+    { id: "features", question: "Which features?", multiSelect: true, options: [{ label: "auth" }, { label: "billing" }, { label: "search" }] },
+    { id: "name", question: "Project name?" }
+  ]
+}
+
+/** Runs `program` against a seam whose provider is the TTY prompt over a fresh test terminal. */
+const withTerminal = <A, E>(
+  program: (terminal: TestTerminal) => Effect.Effect<A, E, UserInteraction>,
+  options: TerminalProvider.TerminalProviderOptions = { bell: false }
+) =>
+  Effect.gen(function*() {
+    const terminal = yield* makeTestTerminal
+    return yield* program(terminal).pipe(
+      Effect.provide(UserInteraction.layerWith(TerminalProvider.layerTerminal(options).pipe(Layer.provide(terminal.layer))))
+    )
+  })
+
+/** The written text with the prompt's own control sequences removed. */
+const visibleText = (terminal: TestTerminal) => terminal.written().replace(ownSequences, "")
+
+describe("TerminalProvider, TTY mode", () => {
+  it.effect("single-select: the cursor starts on the first option; arrows and Enter choose", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(down, up, down, enter)
+        const answer = yield* UserInteraction.ask(single)
+        expect(answer).toEqual({ answers: [{ id: "db", selected: ["SQLite"] }] })
+        const text = visibleText(terminal)
+        expect(text).toContain("❯ Postgres (Recommended) - Relational")
+        expect(text).toContain("[Storage]")
+        expect(text).toContain("Other (type your own answer)")
+        // A single question has no skip row and no progress.
+        expect(text).not.toContain("Skip")
+        expect(text).not.toContain("Question 1 of 1")
+        expect(terminal.openSessions()).toBe(0)
+      })
+    ))
+
+  it.effect("a batch shows progress, the agent, a skip row, and answers every kind of question", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(
+          enter, // Postgres
+          space, down, down, space, enter, // auth + search
+          typed("atlas"), enter
+        )
+        const answer = yield* UserInteraction.ask(batch)
+        expect(answer).toEqual({
+          answers: [
+            { id: "db", selected: ["Postgres (Recommended)"] },
+            { id: "features", selected: ["auth", "search"] },
+            { id: "name", selected: [], custom: "atlas" }
+          ]
+        })
+        const text = visibleText(terminal)
+        expect(text).toContain("Question 1 of 3")
+        expect(text).toContain("Question 3 of 3")
+        expect(text).toContain("asked by Planner")
+        expect(text).toContain("[x] auth")
+        expect(text).toContain("Skip this question")
+        // No meta rows before the choices.
+        expect(text).not.toMatch(/select all|inverse/i)
+      })
+    ))
+
+  it.effect("multi-select with nothing toggled, the skip row and an empty text field all skip", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(
+          up, enter, // the last row of the first question is "Skip this question"
+          enter, // nothing toggled
+          enter // empty text in a batch
+        )
+        const answer = yield* UserInteraction.ask(batch)
+        expect(answer.answers).toEqual([
+          { id: "db", selected: [] },
+          { id: "features", selected: [] },
+          { id: "name", selected: [] }
+        ])
+      })
+    ))
+
+  it.effect("\"Other\" opens a text field whose text becomes custom; Backspace edits it", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(down, down, enter, typed("MySQLx"), { name: "backspace" }, enter)
+        const answer = yield* UserInteraction.ask(single)
+        expect(answer).toEqual({ answers: [{ id: "db", selected: [], custom: "MySQL" }] })
+        expect(visibleText(terminal)).toContain("Other: MySQL█")
+      })
+    ))
+
+  it.effect("empty Enter in \"Other\" goes back to the menu; typed custom text overrides toggled options", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const multi: AskUserQuestionRequest = { questions: [batch.questions[1]!] }
+        yield* terminal.press(space, down, down, down, enter, enter, enter, typed("all of them"), enter)
+        const answer = yield* UserInteraction.ask(multi)
+        expect(answer).toEqual({ answers: [{ id: "features", selected: [], custom: "all of them" }] })
+      })
+    ))
+
+  it.effect("Esc cancels the whole request (ASK_CANCELLED) and restores the terminal", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(enter, esc)
+        const error = yield* Effect.flip(UserInteraction.ask(batch))
+        expect(error.code).toBe("ASK_CANCELLED")
+        expect(terminal.openSessions()).toBe(0)
+        expect(terminal.written().endsWith("\x1b[?25h")).toBe(true)
+      })
+    ))
+
+  it.effect("Esc in a text field cancels too", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(typed("half"), esc)
+        const error = yield* Effect.flip(UserInteraction.ask({ questions: [batch.questions[2]!] }))
+        expect(error.code).toBe("ASK_CANCELLED")
+      })
+    ))
+
+  it.effect("Ctrl+C aborts the request (ASK_ABORTED)", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(down, ctrl("c"))
+        const error = yield* Effect.flip(UserInteraction.ask(single))
+        expect(error.code).toBe("ASK_ABORTED")
+        expect(terminal.openSessions()).toBe(0)
+      })
+    ))
+
+  it.effect("closed input fails the ask with PROVIDER_CLOSED", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(down)
+        yield* terminal.end
+        const error = yield* Effect.flip(UserInteraction.ask(single))
+        expect(error.code).toBe("PROVIDER_CLOSED")
+        expect(terminal.openSessions()).toBe(0)
+      })
+    ))
+
+  it.effect("rings the bell when a question appears, unless told not to", () =>
+    Effect.gen(function*() {
+      const rings = (bell: boolean) =>
+        withTerminal((terminal) =>
+          terminal.press(enter).pipe(
+            Effect.andThen(UserInteraction.ask(single)),
+            Effect.map(() => terminal.written().split("\x07").length - 1)
+          ), { bell })
+      expect(yield* rings(true)).toBe(1)
+      expect(yield* rings(false)).toBe(0)
+    }))
+
+  it.effect("concurrent asks queue: one question on screen at a time, in order", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const first = yield* Effect.forkChild(UserInteraction.ask(single))
+        yield* terminal.waitFor((text) => text.includes("Which database?"))
+        const second = yield* Effect.forkChild(UserInteraction.ask({ questions: [batch.questions[2]!] }))
+        yield* Effect.yieldNow
+        expect(terminal.written()).not.toContain("Project name?")
+        yield* terminal.press(down, enter)
+        yield* terminal.waitFor((text) => text.includes("Project name?"))
+        expect(terminal.written().indexOf("✔ [Storage] Which database? › SQLite")).toBeLessThan(
+          terminal.written().indexOf("Project name?")
+        )
+        yield* terminal.press(typed("atlas"), enter)
+        expect((yield* Fiber.join(first)).answers[0]!.selected).toEqual(["SQLite"])
+        expect((yield* Fiber.join(second)).answers[0]!.custom).toBe("atlas")
+      })
+    ))
+
+  it.effect("aborting a queued ask removes it silently", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const first = yield* Effect.forkChild(UserInteraction.ask(single))
+        yield* terminal.waitFor((text) => text.includes("Which database?"))
+        const controller = new AbortController()
+        const queued = yield* Effect.forkChild(
+          UserInteraction.ask({ questions: [batch.questions[2]!], signal: controller.signal })
+        )
+        yield* Effect.yieldNow
+        controller.abort()
+        const exit = yield* Fiber.await(queued)
+        expect(Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" && exit.cause.reasons[0].error.code)
+          .toBe("ASK_ABORTED")
+        yield* terminal.press(enter)
+        yield* Fiber.join(first)
+        expect(terminal.written()).not.toContain("Project name?")
+      })
+    ))
+
+  it.effect("aborting the active ask takes its prompt down, restores the terminal and moves to the next", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const controller = new AbortController()
+        const active = yield* Effect.forkChild(UserInteraction.ask({ ...single, signal: controller.signal }))
+        yield* terminal.waitFor((text) => text.includes("Which database?"))
+        const next = yield* Effect.forkChild(UserInteraction.ask({ questions: [batch.questions[2]!] }))
+        const before = terminal.written().length
+        controller.abort()
+        expect((yield* Effect.flip(Fiber.join(active))).code).toBe("ASK_ABORTED")
+        yield* terminal.waitFor((text) => text.includes("Project name?"))
+        // The abandoned frame was erased (its rows cleared) and the cursor shown again.
+        const takedown = terminal.written().slice(before, terminal.written().indexOf("Project name?"))
+        expect(takedown).toContain("\x1b[2K\x1b[1A\x1b[2K")
+        expect(takedown).toContain("\x1b[?25h")
+        yield* terminal.press(typed("atlas"), enter)
+        expect((yield* Fiber.join(next)).answers[0]!.custom).toBe("atlas")
+        expect(terminal.openSessions()).toBe(0)
+      })
+    ))
+
+  it.effect("closing the provider's scope takes the prompt down and fails the ask PROVIDER_CLOSED", () =>
+    Effect.gen(function*() {
+      const terminal = yield* makeTestTerminal
+      const scope = yield* Scope.make()
+      const seam = yield* Layer.buildWithScope(UserInteraction.layer, scope)
+      const providerScope = yield* Scope.make()
+      yield* UserInteraction.provide(TerminalProvider.layerTerminal({ bell: false }).pipe(Layer.provide(terminal.layer)))
+        .pipe(Layer.buildWithScope(providerScope), Effect.provideContext(seam))
+      const pending = yield* Effect.forkChild(UserInteraction.ask(single).pipe(Effect.provideContext(seam)))
+      yield* terminal.waitFor((text) => text.includes("Which database?"))
+      yield* Scope.close(providerScope, Exit.void)
+      expect((yield* Effect.flip(Fiber.join(pending))).code).toBe("PROVIDER_CLOSED")
+      expect(terminal.openSessions()).toBe(0)
+      expect(terminal.written().endsWith("\x1b[?25h")).toBe(true)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("a menu taller than the terminal is drawn as a window around the cursor", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const many = { questions: [{ id: "n", question: "Pick one", options: Array.from({ length: 40 }, (_, i) => ({ label: `option ${i + 1}` })) }] }
+        yield* terminal.press(Array.from({ length: 30 }, () => down), enter)
+        const answer = yield* UserInteraction.ask(many)
+        expect(answer.answers[0]!.selected).toEqual(["option 31"])
+        const frames = terminal.written().split("\x1b[?25l").slice(1).map((frame) => frame.replace(ownSequences, ""))
+        expect(frames[0]).toContain("↓")
+        expect(frames.at(-1)).toContain("↑")
+        // Every frame fits the 24-row test terminal, so it can be erased and redrawn.
+        for (const frame of frames) expect(frame.split("\n").length).toBeLessThanOrEqual(24)
+      })
+    ))
+
+  it.effect("hostile model text never reaches the terminal raw; answers keep labels unchanged", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const questions = hostile.map((text, i) => ({
+          id: `q${i}`,
+          header: text,
+          question: `${text}?`,
+          options: [{ label: text, description: text }, { label: `plain ${i}` }]
+        }))
+        yield* terminal.press(questions.map(() => enter))
+        const answer = yield* UserInteraction.ask({ questions, agent: { id: "x", name: hostile[0]! } })
+        expect(answer.answers.map((item) => item.selected[0])).toEqual(hostile)
+        const text = visibleText(terminal)
+        expect(text).not.toMatch(unsafeChars)
+        expect(text).toContain("\\x1b]52;c;")
+        expect(text).toContain("\\u202etxt.exe")
+      })
+    ))
+})
+
+const lineProvider = (input: PassThrough, output: PassThrough) =>
+  UserInteraction.layerWith(TerminalProvider.layerLines({ input, output }))
+
+const collect = (stream: PassThrough) => {
+  let text = ""
+  stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+  return () => text
+}
+
+describe("TerminalProvider, line mode", () => {
+  it.effect("numbered options; a number, numbers and text answer", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const printed = collect(output)
+      input.write("1\n1 3\natlas\n")
+      const answer = yield* UserInteraction.ask(batch).pipe(Effect.provide(lineProvider(input, output)))
+      expect(answer.answers).toEqual([
+        { id: "db", selected: ["Postgres (Recommended)"] },
+        { id: "features", selected: ["auth", "search"] },
+        { id: "name", selected: [], custom: "atlas" }
+      ])
+      expect(printed()).toContain("  1. Postgres (Recommended) - Relational\n  2. SQLite")
+      expect(printed()).toContain("Question 2 of 3")
+      expect(printed()).toContain("asked by Planner")
+    }))
+
+  it.effect("re-prompts with a one-line hint on empty, out-of-range or several numbers for single-select", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const printed = collect(output)
+      input.write("\n3\n1,2\n2\n")
+      const answer = yield* UserInteraction.ask(single).pipe(Effect.provide(lineProvider(input, output)))
+      expect(answer.answers).toEqual([{ id: "db", selected: ["SQLite"] }])
+      expect(printed()).toContain("Please type a number from 1 to 2")
+      expect(printed()).toContain("There is no option 3")
+      expect(printed()).toContain("Only one option can be chosen here")
+    }))
+
+  it.effect("multi-select takes 1,3 and any other text is a custom answer", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      input.write("2,3\nsomething else\n")
+      const multi = { questions: [batch.questions[1]!] }
+      const answers = yield* Effect.all([UserInteraction.ask(multi), UserInteraction.ask(single)]).pipe(
+        Effect.provide(lineProvider(input, output))
+      )
+      expect(answers[0].answers).toEqual([{ id: "features", selected: ["billing", "search"] }])
+      expect(answers[1].answers).toEqual([{ id: "db", selected: [], custom: "something else" }])
+    }))
+
+  it.effect("end of input fails pending asks with PROVIDER_CLOSED", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      input.end("1\n")
+      const error = yield* Effect.flip(UserInteraction.ask(batch).pipe(Effect.provide(lineProvider(input, output))))
+      expect(error.code).toBe("PROVIDER_CLOSED")
+    }))
+
+  it.effect("hostile model text is printed inert", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const printed = collect(output)
+      const questions = hostile.map((text, i) => ({
+        id: `q${i}`,
+        header: text,
+        question: text,
+        options: [{ label: text, description: text }]
+      }))
+      input.write(questions.map(() => "1\n").join(""))
+      const answer = yield* UserInteraction.ask({ questions, agent: { id: "x", name: hostile[1]! } }).pipe(
+        Effect.provide(lineProvider(input, output))
+      )
+      expect(answer.answers.map((item) => item.selected[0])).toEqual(hostile)
+      expect(printed()).not.toMatch(unsafeChars)
+    }))
+
+  it.effect("closing the provider stops reading its input", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      input.write("1\n")
+      yield* UserInteraction.ask(single).pipe(Effect.provide(lineProvider(input, output)))
+      expect(input.listenerCount("data")).toBe(0)
+      expect(input.listenerCount("end")).toBe(0)
+    }))
+})

@@ -1,0 +1,82 @@
+/**
+ * A `Terminal` for tests: key presses are fed through a queue, every byte
+ * the prompts write is recorded, and raw-mode sessions (`readInput` scopes)
+ * are counted so tests can check the terminal is restored.
+ */
+import { type Cause, Effect, Layer, Option, Queue, Terminal } from "effect"
+
+export interface Key {
+  readonly name: string
+  readonly ctrl?: boolean
+  readonly input?: string
+}
+
+export const key = (name: string, input?: string): Key => input === undefined ? { name } : { name, input }
+export const ctrl = (name: string): Key => ({ name, ctrl: true })
+export const typed = (text: string): ReadonlyArray<Key> => Array.from(text, (ch) => key(ch === " " ? "space" : ch, ch))
+export const enter = key("return", "\r")
+export const down = key("down")
+export const up = key("up")
+export const space = key("space", " ")
+export const esc = key("escape")
+
+export interface TestTerminal {
+  readonly layer: Layer.Layer<Terminal.Terminal>
+  /** Queues key presses (they are read in order, whenever a prompt wants input). */
+  readonly press: (...keys: ReadonlyArray<Key | ReadonlyArray<Key>>) => Effect.Effect<void>
+  /** Ends the input, like a closed terminal. */
+  readonly end: Effect.Effect<void>
+  /** Everything written so far. */
+  readonly written: () => string
+  /** How many raw-mode sessions are open now. */
+  readonly openSessions: () => number
+  /** Waits until the written text satisfies `predicate` (a bounded number of scheduler turns). */
+  readonly waitFor: (predicate: (written: string) => boolean) => Effect.Effect<void>
+}
+
+export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function*() {
+  const keys = yield* Queue.unbounded<Terminal.UserInput, Cause.Done>()
+  let out = ""
+  let sessions = 0
+  const terminal = Terminal.make({
+    columns: Effect.succeed(80),
+    rows: Effect.succeed(24),
+    size: Effect.gen(function*() {
+      const q = yield* Queue.sliding<Terminal.Size, Cause.Done>(1)
+      yield* Queue.offer(q, { columns: 80, rows: 24 })
+      return q
+    }),
+    readInput: Effect.acquireRelease(Effect.sync(() => sessions++), () => Effect.sync(() => sessions--)).pipe(
+      Effect.as(keys)
+    ),
+    readLine: Effect.fail(new Terminal.QuitError({})),
+    display: (text) => Effect.sync(() => void (out += text))
+  })
+  const toInput = (k: Key): Terminal.UserInput => ({
+    input: Option.fromUndefinedOr(k.input),
+    key: { name: k.name, ctrl: k.ctrl === true, meta: false, shift: false }
+  })
+  return {
+    layer: Layer.succeed(Terminal.Terminal, terminal),
+    press: (...pressed) => Queue.offerAll(keys, pressed.flat().map(toInput)).pipe(Effect.asVoid),
+    end: Queue.end(keys).pipe(Effect.asVoid),
+    written: () => out,
+    openSessions: () => sessions,
+    // Everything here runs on fibers of the same test, so yielding lets the prompt make progress;
+    // no clock is involved (it.effect runs on the TestClock).
+    waitFor: (predicate) =>
+      Effect.gen(function*() {
+        for (let turn = 0; turn < 10_000; turn++) {
+          if (predicate(out)) return
+          yield* Effect.yieldNow
+        }
+        return yield* Effect.die(new Error(`waitFor: never satisfied; written so far: ${JSON.stringify(out)}`))
+      })
+  }
+})
+
+/** The control sequences the prompts themselves write (cursor, erase, bell); everything else must be inert. */
+export const ownSequences = /\x1b\[\?25[lh]|\x1b\[2K|\x1b\[1A|\r|\x07/g
+
+/** Characters that must never reach a terminal from model text. */
+export const unsafeChars = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u

@@ -1,0 +1,332 @@
+/**
+ * The web provider's JSON API and event stream, end to end over real HTTP.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
+import {
+  type AskUserQuestionRequest,
+  UserInteraction,
+  UserInteractionProvider,
+  WebProvider,
+  type WebProviderOptions
+} from "effect-user-interaction"
+import { makePendingTable } from "../src/internal/webPending.js"
+import { makeHostCheck, originAllowed } from "../src/internal/webSecurity.js"
+import { batch, batchAnswer, single } from "./support/requests.js"
+import { openEvents, postJson, send, waitFor } from "./support/webClient.js"
+
+const token = "test-token"
+const auth = { authorization: `Bearer ${token}` }
+
+/** The seam with a web provider registered, in the test's scope. */
+const start = (options: WebProviderOptions = {}) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer({ token, ...options })))
+    const web = Context.get(context, WebProvider)
+    const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
+    return { web, ask }
+  })
+
+const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
+
+/** Waits until `n` asks are pending and returns their ids, oldest first. */
+const pendingIds = (port: number, n: number) =>
+  promise(async () => {
+    let ids: Array<string> = []
+    await waitFor(async () => {
+      const reply = await send(port, "/api/questions", { headers: auth })
+      ids = reply.json.pending.map((p: { id: string }) => p.id)
+      return ids.length === n
+    }, 10_000, `${n} pending asks`)
+    return ids
+  })
+
+describe("WebProvider JSON API", () => {
+  it.live("lists a pending ask and resolves it with the first valid answer", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const events = yield* promise(() => openEvents(web.port, token))
+      const fiber = yield* Effect.forkChild(ask({ ...batch, agent: { id: "a1", name: "Planner" } }))
+      const [id] = yield* pendingIds(web.port, 1)
+
+      const listed = yield* promise(() => send(web.port, "/api/questions", { headers: auth }))
+      expect(listed.status).toBe(200)
+      const entry = listed.json.pending[0]
+      expect(entry.request).toEqual({ questions: batch.questions, agent: { id: "a1", name: "Planner" } })
+      expect(new Date(entry.askedAt).toISOString()).toBe(entry.askedAt)
+      expect((yield* promise(() => events.next((e) => e.event === "asked"))).data).toEqual(entry)
+
+      // Items in any order; the seam returns them in question order.
+      const reply = yield* promise(() =>
+        postJson(web.port, `/api/questions/${id}/answer`, token, { answers: [...batchAnswer.answers].reverse() })
+      )
+      expect(reply.status).toBe(200)
+      expect(reply.json).toEqual({ ok: true })
+      expect(yield* Fiber.join(fiber)).toEqual(batchAnswer)
+      expect((yield* promise(() => events.next((e) => e.event === "resolved"))).data).toEqual({ id, outcome: "answered" })
+      expect((yield* promise(() => send(web.port, "/api/questions", { headers: auth }))).json).toEqual({ pending: [] })
+      expect(yield* web.pending).toEqual([])
+      events.close()
+    }))
+
+  it.live("lets exactly one of 50 concurrent answers win; the others get 404 not-pending", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const fiber = yield* Effect.forkChild(ask({ questions: [{ id: "name", question: "Name?" }] }))
+      const [id] = yield* pendingIds(web.port, 1)
+      const replies = yield* promise(() =>
+        Promise.all(Array.from({ length: 50 }, (_, i) =>
+          postJson(web.port, `/api/questions/${id}/answer`, token, { answers: [{ id: "name", selected: [], custom: `n${i}` }] })))
+      )
+      const winners = replies.flatMap((reply, i) => reply.status === 200 ? [i] : [])
+      expect(winners).toHaveLength(1)
+      for (const reply of replies) {
+        if (reply.status !== 200) expect([reply.status, reply.json]).toEqual([404, { error: "not-pending" }])
+      }
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "name", selected: [], custom: `n${winners[0]}` }] })
+    }))
+
+  it.live("refuses an answer that breaks the rules with 422 and keeps the ask pending", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const fiber = yield* Effect.forkChild(ask(single))
+      const [id] = yield* pendingIds(web.port, 1)
+      const path = `/api/questions/${id}/answer`
+      for (
+        const bad of [
+          { answers: [{ id: "go", selected: ["maybe"] }] },
+          { answers: [{ id: "go", selected: ["yes", "no"] }] },
+          { answers: [] },
+          { answers: [{ id: "go", selected: ["yes"] }, { id: "other", selected: [] }] },
+          { nonsense: true }
+        ]
+      ) {
+        const reply = yield* promise(() => postJson(web.port, path, token, bad))
+        expect(reply.status).toBe(422)
+        expect(reply.json.error).toBe("bad-response")
+        expect(typeof reply.json.message).toBe("string")
+      }
+      const notJson = yield* promise(() => send(web.port, path, { method: "POST", headers: auth, body: "{not json" }))
+      expect([notJson.status, notJson.json.error]).toEqual([422, "bad-response"])
+      expect(yield* pendingIds(web.port, 1)).toEqual([id])
+      expect((yield* promise(() => postJson(web.port, path, token, { answers: [{ id: "go", selected: ["no"] }] }))).status)
+        .toBe(200)
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "go", selected: ["no"] }] })
+    }))
+
+  it.live("cancels an ask with AskCancelled; later answers and cancels get 404", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const events = yield* promise(() => openEvents(web.port, token))
+      const fiber = yield* Effect.forkChild(ask(single))
+      const [id] = yield* pendingIds(web.port, 1)
+      const cancel = yield* promise(() => postJson(web.port, `/api/questions/${id}/cancel`, token, {}))
+      expect([cancel.status, cancel.json]).toEqual([200, { ok: true }])
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && Exit.findErrorOption(exit)).toMatchObject({ value: { code: "ASK_CANCELLED" } })
+      expect((yield* promise(() => events.next((e) => e.event === "resolved"))).data).toEqual({ id, outcome: "cancelled" })
+      const again = yield* promise(() => postJson(web.port, `/api/questions/${id}/cancel`, token, {}))
+      const late = yield* promise(() =>
+        postJson(web.port, `/api/questions/${id}/answer`, token, { answers: [{ id: "go", selected: ["yes"] }] })
+      )
+      expect([again.status, again.json, late.status, late.json]).toEqual([404, { error: "not-pending" }, 404, {
+        error: "not-pending"
+      }])
+      const unknown = yield* promise(() => postJson(web.port, `/api/questions/nope/answer`, token, { answers: [] }))
+      expect([unknown.status, unknown.json]).toEqual([404, { error: "not-pending" }])
+      events.close()
+    }))
+
+  it.live("replays every pending ask with the same id when an event stream (re)connects", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const first = yield* Effect.forkChild(ask(single))
+      const second = yield* Effect.forkChild(ask(batch))
+      const ids = yield* pendingIds(web.port, 2)
+
+      const one = yield* promise(() => openEvents(web.port, token))
+      yield* promise(() => waitFor(() => one.events.length === 2, 10_000, "two replayed asks"))
+      expect(one.events.map((e) => [e.event, e.data.id])).toEqual(ids.map((id) => ["asked", id]))
+      one.close()
+
+      const two = yield* promise(() => openEvents(web.port, token))
+      yield* promise(() => waitFor(() => two.events.length === 2, 10_000, "two replayed asks"))
+      expect(two.events.map((e) => e.data)).toEqual(one.events.map((e) => e.data))
+
+      // A new ask reaches the live stream once, after the replay.
+      const third = yield* Effect.forkChild(ask({ questions: [{ id: "x", question: "Third?" }] }))
+      const asked = yield* promise(() => two.next((e) => e.event === "asked" && !ids.includes(e.data.id)))
+      expect(asked.data.request.questions[0].question).toBe("Third?")
+      yield* promise(() => postJson(web.port, `/api/questions/${ids[0]}/answer`, token, { answers: [{ id: "go", selected: ["yes"] }] }))
+      yield* Fiber.join(first)
+      yield* promise(() => two.next((e) => e.event === "resolved" && e.data.id === ids[0]))
+      expect(two.events.filter((e) => e.event === "asked")).toHaveLength(3)
+      two.close()
+      yield* Fiber.interrupt(second)
+      yield* Fiber.interrupt(third)
+    }))
+
+  it.live("resolves an interrupted ask `aborted`, and one whose signal aborts too", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const events = yield* promise(() => openEvents(web.port, token))
+      const interrupted = yield* Effect.forkChild(ask(single))
+      const [first] = yield* pendingIds(web.port, 1)
+      yield* Fiber.interrupt(interrupted)
+      expect((yield* promise(() => events.next((e) => e.event === "resolved"))).data).toEqual({ id: first, outcome: "aborted" })
+
+      const controller = new AbortController()
+      const aborted = yield* Effect.forkChild(ask({ ...single, signal: controller.signal }))
+      const [second] = yield* pendingIds(web.port, 1)
+      controller.abort()
+      const exit = yield* Fiber.await(aborted)
+      expect(Exit.findErrorOption(exit)).toMatchObject({ value: { code: "ASK_ABORTED" } })
+      expect((yield* promise(() => events.next((e) => e.event === "resolved" && e.data.id === second))).data.outcome)
+        .toBe("aborted")
+      const late = yield* promise(() =>
+        postJson(web.port, `/api/questions/${second}/answer`, token, { answers: [{ id: "go", selected: ["yes"] }] })
+      )
+      expect(late.status).toBe(404)
+      events.close()
+    }))
+
+  it.live("closing the layer resolves pending asks `closed`, ends event streams and stops the server", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(WebProvider.layer({ token }), scope)
+      const web = Context.get(context, WebProvider)
+      const provider = Context.get(context, UserInteractionProvider)
+      const events = yield* promise(() => openEvents(web.port, token))
+      const fiber = yield* Effect.forkChild(provider.ask(single))
+      const [id] = yield* pendingIds(web.port, 1)
+      yield* Scope.close(scope, Exit.void)
+
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.findErrorOption(exit)).toMatchObject({ value: { code: "PROVIDER_CLOSED" } })
+      expect((yield* promise(() => events.next((e) => e.event === "resolved"))).data).toEqual({ id, outcome: "closed" })
+      yield* promise(() => waitFor(events.ended, 10_000, "the event stream to end"))
+      const refused = yield* promise(() => send(web.port, "/api/questions", { headers: auth }).then(() => "answered", (e) => e.code))
+      expect(refused).toBe("ECONNREFUSED")
+      // A closed provider takes no new asks.
+      expect(Exit.findErrorOption(yield* Effect.exit(provider.ask(single)))).toMatchObject({ value: { code: "PROVIDER_CLOSED" } })
+    }))
+
+  it.live("fails to start with ServeError when the port is taken", () =>
+    Effect.gen(function*() {
+      const { web } = yield* start()
+      const exit = yield* Effect.exit(Layer.build(WebProvider.layer({ port: web.port })))
+      expect(Exit.findErrorOption(exit)).toMatchObject({ value: { _tag: "ServeError" } })
+    }))
+
+  it.live("mints a random token when none is given and prints it in the URL", () =>
+    Effect.gen(function*() {
+      const a = Context.get(yield* Layer.build(WebProvider.layer()), WebProvider)
+      const b = Context.get(yield* Layer.build(WebProvider.layer()), WebProvider)
+      expect(a.token.length).toBeGreaterThanOrEqual(32)
+      expect(a.token).not.toBe(b.token)
+      expect(a.url).toBe(`http://127.0.0.1:${a.port}/?token=${a.token}`)
+      expect((yield* promise(() => send(a.port, `/api/questions?token=${b.token}`))).status).toBe(401)
+      expect((yield* promise(() => send(a.port, `/api/questions?token=${a.token}`))).status).toBe(200)
+    }))
+})
+
+describe("web pending table", () => {
+  it.effect("removes a subscriber when its stream ends, and ends every stream on close", () =>
+    Effect.gen(function*() {
+      const table = makePendingTable()
+      const entry = table.register(single, new Date(0))
+      const head = yield* Stream.runHead(table.events)
+      expect(Option.getOrUndefined(head)).toEqual({ event: "asked", data: entry?.view })
+      expect(table.subscribers()).toBe(0)
+
+      const fiber = yield* Effect.forkChild(Stream.runCollect(table.events))
+      yield* Effect.yieldNow
+      expect(table.subscribers()).toBe(1)
+      yield* table.close
+      const events = yield* Fiber.join(fiber)
+      expect(events.map((e) => e.event)).toEqual(["asked", "resolved"])
+      expect(events[1]?.data).toEqual({ id: entry?.view.id, outcome: "closed" })
+      expect(table.subscribers()).toBe(0)
+      expect(table.register(single, new Date(0))).toBeUndefined()
+      // A stream opened after close ends at once.
+      expect(yield* Stream.runCollect(table.events)).toEqual([])
+    }))
+})
+
+describe("WebProvider gate", () => {
+  it.live("answers 401 without the token, 403 for a foreign Host or Origin (checked first), 413 over 64 KiB", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const port = web.port
+      const status = (path: string, options: Parameters<typeof send>[2] = {}) =>
+        promise(() => send(port, path, options).then((r) => [r.status, r.json?.error]))
+
+      expect(yield* status("/api/questions")).toEqual([401, "unauthorized"])
+      expect(yield* status("/", {})).toEqual([401, "unauthorized"])
+      expect(yield* status("/api/questions?token=wrong")).toEqual([401, "unauthorized"])
+      expect(yield* status("/api/questions", { headers: { authorization: "Bearer wrong" } })).toEqual([401, "unauthorized"])
+      expect(yield* status("/api/questions", { headers: { authorization: token } })).toEqual([401, "unauthorized"])
+      expect(yield* status("/api/events")).toEqual([401, "unauthorized"])
+      expect(yield* status("/api/questions", { headers: auth })).toEqual([200, undefined])
+      expect(yield* status(`/api/questions?token=${token}`)).toEqual([200, undefined])
+      expect(yield* status(`/api/questions`, { headers: { ...auth, host: `localhost:${port}` } })).toEqual([200, undefined])
+
+      // DNS rebinding: the attacker's name in Host, with or without the token.
+      for (const host of [`evil.example:${port}`, `127.0.0.1:${port + 1}`, "127.0.0.1", `localhost.evil.example:${port}`]) {
+        expect(yield* status("/api/questions", { headers: { ...auth, host } })).toEqual([403, "forbidden"])
+        expect(yield* status("/api/questions", { headers: { host } })).toEqual([403, "forbidden"])
+      }
+      // Cross-site POSTs, even with the token; same-origin and Origin-less POSTs pass the gate.
+      const fiber = yield* Effect.forkChild(ask(single))
+      const [id] = yield* pendingIds(port, 1)
+      const cancel = `/api/questions/${id}/cancel`
+      for (const origin of ["http://evil.example", `https://127.0.0.1:${port}`, "null", `http://127.0.0.1:${port + 1}`]) {
+        expect(yield* status(cancel, { method: "POST", headers: { ...auth, origin }, body: "{}" })).toEqual([403, "forbidden"])
+      }
+      expect(yield* pendingIds(port, 1)).toEqual([id])
+
+      // Over 64 KiB, declared or chunked, is refused; the ask stays pending.
+      const big = JSON.stringify({ answers: [{ id: "go", selected: [], custom: "x".repeat(70 * 1024) }] })
+      const answer = `/api/questions/${id}/answer`
+      expect(yield* status(answer, { method: "POST", headers: auth, body: big })).toEqual([413, "too-large"])
+      expect(yield* status(answer, { method: "POST", headers: auth, body: big, chunked: true })).toEqual([413, "too-large"])
+      expect(yield* pendingIds(port, 1)).toEqual([id])
+
+      const sameOrigin = yield* status(cancel, { method: "POST", headers: { ...auth, origin: `http://127.0.0.1:${port}` }, body: "{}" })
+      expect(sameOrigin).toEqual([200, undefined])
+      expect(Exit.findErrorOption(yield* Fiber.await(fiber))).toMatchObject({ value: { code: "ASK_CANCELLED" } })
+      expect(yield* status("/no/such/path", { headers: auth })).toEqual([404, "not-found"])
+    }))
+
+  it.live("serves the page with a strict Content-Security-Policy and no caching", () =>
+    Effect.gen(function*() {
+      const { web } = yield* start()
+      const page = yield* promise(() => send(web.port, `/?token=${token}`))
+      expect(page.status).toBe(200)
+      expect(page.headers["content-type"]).toMatch(/^text\/html/)
+      const csp = String(page.headers["content-security-policy"])
+      expect(csp).toContain("default-src 'none'")
+      expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'(;|$)/)
+      expect(csp).not.toContain("unsafe-inline")
+      expect(page.headers["cache-control"]).toBe("no-store")
+      expect(page.headers["referrer-policy"]).toBe("no-referrer")
+      // The token is not written into the page; the page reads it from its URL.
+      expect(page.body).not.toContain(token)
+    }))
+
+  it("accepts exactly the Host names that mean this server", () => {
+    const loopback = makeHostCheck("127.0.0.1", 4000)
+    expect(["127.0.0.1:4000", "localhost:4000", "LOCALHOST:4000", "[::1]:4000"].map(loopback)).toEqual([true, true, true, true])
+    expect(["127.0.0.1:4001", "evil.example:4000", "127.0.0.1", undefined, "", "a@127.0.0.1:4000", "127.0.0.1:4000/x"].map(loopback))
+      .toEqual([false, false, false, false, false, false, false])
+    const wildcard = makeHostCheck("0.0.0.0", 4000)
+    expect(["192.168.1.20:4000", "[fe80::1]:4000", "localhost:4000", "evil.example:4000", "10.0.0.1:4001"].map(wildcard))
+      .toEqual([true, true, true, false, false])
+    const named = makeHostCheck("box.lan", 80)
+    expect(["box.lan", "box.lan:80", "localhost:80", "other.lan"].map(named)).toEqual([true, true, false, false])
+    expect(originAllowed(undefined, "127.0.0.1:4000")).toBe(true)
+    expect(originAllowed("http://127.0.0.1:4000", "127.0.0.1:4000")).toBe(true)
+    expect(originAllowed("http://localhost:4000", "127.0.0.1:4000")).toBe(false)
+    expect(originAllowed("null", "127.0.0.1:4000")).toBe(false)
+  })
+})

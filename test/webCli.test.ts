@@ -1,0 +1,185 @@
+/**
+ * `ask-user --web` and `--web --terminal`, as a user runs them: the built
+ * program, real HTTP, a request file, the answer on stdout.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
+import { createServer } from "node:net"
+import { dirname, join } from "node:path"
+import { program, start, tempFiles } from "./cliHarness.js"
+import { openEvents, postJson, send, waitFor } from "./support/webClient.js"
+
+const token = "cli-token"
+const request = {
+  questions: [{ id: "go", question: "Deploy now?", options: [{ label: "yes" }, { label: "no" }] }]
+}
+const answer = { answers: [{ id: "go", selected: ["yes"] }] }
+
+/** Starts `ask-user --web …` and waits for its first stderr line. */
+const startWeb = async (extra: ReadonlyArray<string> = []) => {
+  const { file } = tempFiles({ file: request })
+  const run = start(["--web", "--token", token, ...extra, file!])
+  await run.stderrContains("\n")
+  const first = run.stderr().split("\n")[0]!
+  const match = /^Answer at http:\/\/127\.0\.0\.1:(\d+)\/\?token=(.+)$/.exec(first)
+  if (match === null) throw new Error(`unexpected first stderr line: ${first}`)
+  return { run, port: Number(match[1]), token: match[2]! }
+}
+
+const pendingId = async (port: number) => {
+  let id = ""
+  await waitFor(async () => {
+    const reply = await send(port, "/api/questions", { headers: { authorization: `Bearer ${token}` } })
+    id = reply.json?.pending?.[0]?.id ?? ""
+    return id !== ""
+  }, 15_000, "a pending ask")
+  return id
+}
+
+/** A POST whose headers go out now and whose body goes out when `finish` is called. */
+const slowPost = (port: number, path: string, body: string) => {
+  let finish = () => {}
+  const reply = new Promise<{ status: number; json: unknown }>((resolve, reject) => {
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      path,
+      method: "POST",
+      headers: {
+        host: `127.0.0.1:${port}`,
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(body))
+      }
+    }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => (text += chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }))
+    })
+    req.on("error", reject)
+    req.flushHeaders()
+    finish = () => req.end(body)
+  })
+  return { reply, finish: () => finish() }
+}
+
+describe("ask-user --web", () => {
+  it("prints the URL first, takes the answer over HTTP, answers a request already received with 404, and exits 0", async () => {
+    const { port, run, token: printed } = await startWeb()
+    try {
+      expect(printed).toBe(token)
+      const events = await openEvents(port, token)
+      const id = await pendingId(port)
+      const path = `/api/questions/${id}/answer`
+
+      // A second answer is received (headers in, body still on its way) before the first one wins.
+      const late = slowPost(port, path, JSON.stringify({ answers: [{ id: "go", selected: ["no"] }] }))
+      await send(port, "/api/questions", { headers: { authorization: `Bearer ${token}` } })
+      const first = await postJson(port, path, token, answer)
+      expect(first.status).toBe(200)
+      late.finish()
+      expect(await late.reply).toEqual({ status: 404, json: { error: "not-pending" } })
+
+      expect(await run.exited).toBe(0)
+      expect(JSON.parse(run.stdout())).toEqual(answer)
+      await waitFor(events.ended, 10_000, "the event stream to end")
+      expect(events.events.map((e) => e.event)).toEqual(["asked", "resolved"])
+      expect(await send(port, "/api/questions").then(() => "open", (e) => e.code)).toBe("ECONNREFUSED")
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  })
+
+  it("exits 3 when the request is cancelled in the page", async () => {
+    const { port, run } = await startWeb()
+    try {
+      const id = await pendingId(port)
+      expect((await postJson(port, `/api/questions/${id}/cancel`, token, {})).status).toBe(200)
+      expect(await run.exited).toBe(3)
+      expect(run.stdout()).toBe("")
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  })
+
+  it("exits 1 with a message when the port is taken", async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const { file } = tempFiles({ file: request })
+      const run = start(["--web", "--port", String(port), file!])
+      run.child.stdin!.end()
+      expect(await run.exited).toBe(1)
+      expect(run.stderr()).toContain(`127.0.0.1:${port}`)
+      expect(run.stdout()).toBe("")
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it("with --terminal, an answer in the page takes the terminal prompt down", async () => {
+    const { port, run } = await startWeb(["--terminal"])
+    try {
+      // No controlling terminal here: the terminal side is in line mode on stderr.
+      await run.stderrContains("yes")
+      const id = await pendingId(port)
+      expect((await postJson(port, `/api/questions/${id}/answer`, token, answer)).status).toBe(200)
+      expect(await run.exited).toBe(0)
+      expect(JSON.parse(run.stdout())).toEqual(answer)
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  })
+
+  it("with --terminal, an answer on the terminal resolves the page's entry `aborted`", async () => {
+    const { port, run } = await startWeb(["--terminal"])
+    try {
+      const events = await openEvents(port, token)
+      const id = await pendingId(port)
+      await run.stderrContains("yes")
+      run.child.stdin!.write("2\n")
+      expect(await run.exited).toBe(0)
+      expect(JSON.parse(run.stdout())).toEqual({ answers: [{ id: "go", selected: ["no"] }] })
+      expect((await events.next((e) => e.event === "resolved")).data).toEqual({ id, outcome: "aborted" })
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  })
+})
+
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0
+
+describe.skipIf(!hasTmux)("ask-user --web --terminal in a real terminal (tmux)", () => {
+  it("an answer in the page takes the terminal prompt down and restores the terminal", async () => {
+    const socket = `ask-user-web-${process.pid}`
+    const tmux = (...args: ReadonlyArray<string>) =>
+      execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8" })
+    const { file } = tempFiles({ file: request })
+    const dir = dirname(file!)
+    const [out, err, status, stty] = [join(dir, "out"), join(dir, "err"), join(dir, "status"), join(dir, "stty")] as const
+    const command = `${process.execPath} ${program} --web --terminal --token ${token} ${file} >${out} 2>${err}; ` +
+      `echo $? >${status}; stty -a >${stty}; echo DONE; sleep 600`
+    try {
+      tmux("new-session", "-d", "-s", "web", "-x", "100", "-y", "30", "sh", "-c", command)
+      const screen = () => tmux("capture-pane", "-p", "-t", "web")
+      await waitFor(() => existsSync(err) && readFileSync(err, "utf8").includes("\n"), 15_000, "the URL line")
+      const port = Number(/^Answer at http:\/\/127\.0\.0\.1:(\d+)\//.exec(readFileSync(err, "utf8"))?.[1])
+      await waitFor(() => screen().includes("Deploy now?"), 15_000, "the terminal prompt")
+      const id = await pendingId(port)
+      expect((await postJson(port, `/api/questions/${id}/answer`, token, answer)).status).toBe(200)
+      await waitFor(() => screen().includes("DONE"), 15_000, "the program to end")
+      expect(readFileSync(status, "utf8").trim()).toBe("0")
+      expect(JSON.parse(readFileSync(out, "utf8"))).toEqual(answer)
+      const settings = ` ${readFileSync(stty, "utf8").replace(/\s+/g, " ")} `
+      expect(settings).toContain(" icanon ")
+      expect(settings).toContain(" echo ")
+      expect(tmux("display-message", "-p", "-t", "web", "#{cursor_flag}").trim()).toBe("1")
+    } finally {
+      spawnSync("tmux", ["-L", socket, "kill-server"])
+    }
+  })
+})

@@ -1,0 +1,237 @@
+/**
+ * The answer page in real headless Chromium (playwright-core): keyboard use,
+ * accessible names, live updates, and model text that stays text.
+ */
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Exit, Fiber, Layer } from "effect"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { type AskUserQuestionRequest, UserInteraction, WebProvider } from "effect-user-interaction"
+import { batch, batchAnswer } from "./support/requests.js"
+
+class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {
+  static readonly layer = Layer.effect(
+    Chromium,
+    Effect.acquireRelease(
+      Effect.promise(() =>
+        chromium.launch({
+          executablePath: "/usr/bin/chromium",
+          args: [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync"
+          ]
+        })
+      ),
+      (browser) => Effect.promise(() => browser.close())
+    )
+  )
+}
+
+const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
+
+/** A seam with a web provider, and a browser page on it, both closed with the test's scope. */
+const open = Effect.gen(function*() {
+  const browser = yield* Chromium
+  const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer()))
+  const web = Context.get(context, WebProvider)
+  const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
+  const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+  const problems: Array<string> = []
+  page.on("dialog", (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`)
+    void dialog.dismiss()
+  })
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
+  yield* promise(() => page.goto(web.url))
+  return { ask, page, problems, web }
+})
+
+/** The accessible label (or text) of the focused element. */
+const focusedName = (page: Page) =>
+  promise(() =>
+    page.evaluate(() => {
+      const active = document.activeElement
+      return active?.getAttribute("aria-label") ?? active?.textContent ?? null
+    })
+  )
+
+// Live services: these tests wait on a real browser, not on the TestClock.
+layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page in Chromium", (it) => {
+  it.effect("answers a batch with the keyboard alone", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      const fiber = yield* Effect.forkChild(ask(batch))
+      yield* promise(() => page.getByText("Question 1 of 3", { exact: true }).waitFor())
+      expect(yield* promise(() => page.getByRole("heading", { name: "Which database?" }).isVisible())).toBe(true)
+      expect(yield* promise(() => page.getByText("Storage").isVisible())).toBe(true)
+
+      // The first option has the focus; "(Recommended)" shows as a badge and is not pre-selected.
+      expect(yield* focusedName(page)).toBe("Postgres (Recommended)")
+      const postgres = page.getByRole("button", { name: /^Postgres \(Recommended\)/ })
+      expect(yield* promise(() => postgres.locator(".badge").textContent())).toBe("Recommended")
+      expect(yield* promise(() => page.locator(".chosen").count())).toBe(0)
+      expect(yield* promise(() => page.getByRole("button", { name: /^SQLite/ }).isVisible())).toBe(true)
+      for (const name of ["Other"]) expect(yield* promise(() => page.getByRole("textbox", { name }).isVisible())).toBe(true)
+      for (const name of ["Skip", "Cancel"]) {
+        expect(yield* promise(() => page.getByRole("button", { name, exact: true }).isVisible())).toBe(true)
+      }
+
+      yield* promise(() => page.keyboard.press("ArrowDown"))
+      expect(yield* focusedName(page)).toBe("SQLite")
+      yield* promise(() => page.keyboard.press("ArrowUp"))
+      yield* promise(() => page.keyboard.press("Enter"))
+
+      yield* promise(() => page.getByText("Question 2 of 3", { exact: true }).waitFor())
+      expect(yield* focusedName(page)).toBe("auth")
+      expect(yield* promise(() => page.getByRole("button", { name: "Next", exact: true }).isVisible())).toBe(true)
+      yield* promise(() => page.keyboard.press("Space"))
+      yield* promise(() => page.keyboard.press("ArrowDown"))
+      yield* promise(() => page.keyboard.press("ArrowDown"))
+      expect(yield* focusedName(page)).toBe("search")
+      yield* promise(() => page.keyboard.press("Space"))
+      yield* promise(() => page.keyboard.press("Enter"))
+
+      yield* promise(() => page.getByText("Question 3 of 3", { exact: true }).waitFor())
+      const name = page.getByRole("textbox", { name: "Project name?" })
+      expect(yield* promise(() => name.evaluate((element) => element === document.activeElement))).toBe(true)
+      // Enter on empty text does nothing.
+      yield* promise(() => page.keyboard.press("Enter"))
+      expect(yield* promise(() => page.getByText("Question 3 of 3", { exact: true }).isVisible())).toBe(true)
+      yield* promise(() => page.keyboard.type("atlas"))
+      yield* promise(() => page.keyboard.press("Enter"))
+
+      expect(yield* Fiber.join(fiber)).toEqual(batchAnswer)
+      yield* promise(() => page.getByText("No questions are waiting").waitFor())
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("takes Other text, a skip on the last multi-select, and cancels with Esc", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      const request: AskUserQuestionRequest = {
+        questions: [
+          { id: "db", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] },
+          { id: "f", question: "Which features?", options: [{ label: "auth" }, { label: "search" }], multiSelect: true }
+        ]
+      }
+      const first = yield* Effect.forkChild(ask(request))
+      yield* promise(() => page.getByText("Question 1 of 2", { exact: true }).waitFor())
+      yield* promise(() => page.getByRole("textbox", { name: "Other" }).fill("CockroachDB"))
+      yield* promise(() => page.getByRole("textbox", { name: "Other" }).press("Enter"))
+      yield* promise(() => page.getByText("Question 2 of 2", { exact: true }).waitFor())
+      // Back keeps what was typed.
+      yield* promise(() => page.getByRole("button", { name: "Back", exact: true }).click())
+      yield* promise(() => page.getByText("Question 1 of 2", { exact: true }).waitFor())
+      expect(yield* promise(() => page.getByRole("textbox", { name: "Other" }).inputValue())).toBe("CockroachDB")
+      yield* promise(() => page.getByRole("textbox", { name: "Other" }).press("Enter"))
+      yield* promise(() => page.getByText("Question 2 of 2", { exact: true }).waitFor())
+      expect(yield* promise(() => page.getByRole("button", { name: "Submit", exact: true }).isVisible())).toBe(true)
+      yield* promise(() => page.getByRole("button", { name: "Skip", exact: true }).click())
+      expect(yield* Fiber.join(first)).toEqual({
+        answers: [{ id: "db", selected: [], custom: "CockroachDB" }, { id: "f", selected: [] }]
+      })
+
+      const second = yield* Effect.forkChild(ask(request))
+      yield* promise(() => page.getByText("Question 1 of 2", { exact: true }).waitFor())
+      yield* promise(() => page.keyboard.press("Escape"))
+      const exit = yield* Fiber.await(second)
+      expect(Exit.findErrorOption(exit)).toMatchObject({ value: { code: "ASK_CANCELLED" } })
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("shows new requests live, without taking the focus from the one being answered", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      yield* promise(() => page.getByText("No questions are waiting").waitFor())
+      yield* promise(() => page.getByText(/^Live/).waitFor())
+
+      const first = yield* Effect.forkChild(ask({ questions: [{ id: "a", question: "First question?", options: [{ label: "one" }, { label: "two" }] }] }))
+      yield* promise(() => page.getByRole("heading", { name: "First question?" }).waitFor())
+      yield* promise(() => page.locator("[aria-live=polite]").getByText("Question 1 of 1: First question?").waitFor())
+      expect(yield* focusedName(page)).toBe("one")
+
+      const second = yield* Effect.forkChild(ask({ agent: { id: "b", name: "Reviewer" }, questions: [{ id: "b", question: "Second question?" }] }))
+      yield* promise(() => page.getByRole("navigation", { name: "Pending requests" }).getByText("Second question?").waitFor())
+      yield* promise(() => page.locator("[aria-live=polite]").getByText(/New request from Reviewer/).waitFor())
+      expect(yield* focusedName(page)).toBe("one")
+
+      yield* promise(() => page.keyboard.press("Enter"))
+      expect(yield* Fiber.join(first)).toEqual({ answers: [{ id: "a", selected: ["one"] }] })
+      const box = page.getByRole("textbox", { name: "Second question?" })
+      yield* promise(() => box.waitFor())
+      yield* promise(() => box.fill("ok"))
+      yield* promise(() => box.press("Enter"))
+      expect(yield* Fiber.join(second)).toEqual({ answers: [{ id: "b", selected: [], custom: "ok" }] })
+
+      // An ask settled elsewhere disappears from the page.
+      const third = yield* Effect.forkChild(ask({ questions: [{ id: "c", question: "Third question?" }] }))
+      yield* promise(() => page.getByRole("heading", { name: "Third question?" }).waitFor())
+      yield* Fiber.interrupt(third)
+      yield* promise(() => page.getByText("No questions are waiting").waitFor())
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("renders hostile model text as inert text", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      const corpus = [
+        `<img src=x onerror="window.__pwned='img'">`,
+        `<script>window.__pwned='script'</script>`,
+        `"><svg onload="window.__pwned='svg'">`,
+        `<iframe srcdoc="<script>parent.__pwned='iframe'</script>"></iframe>`,
+        `<a href="javascript:window.__pwned='a'">click</a>`,
+        `</textarea></title><style>body{display:none}</style>`,
+        `javascript:window.__pwned='url'`,
+        `{{constructor.constructor('window.__pwned=1')()}} \${window.__pwned='tpl'}`,
+        `&lt;b&gt;entity&lt;/b&gt; \u202Eevil\u202C <b>bold</b>`
+      ]
+      const request: AskUserQuestionRequest = {
+        agent: { id: "x", name: corpus[0]! },
+        questions: [{
+          id: "q",
+          header: corpus[1]!,
+          question: corpus[2]!,
+          options: corpus.slice(3).map((label, i) => ({ label, description: corpus[(i + 4) % corpus.length]! }))
+        }, { id: "t", question: corpus[0]! }]
+      }
+      const fiber = yield* Effect.forkChild(ask(request))
+      yield* promise(() => page.getByText("Question 1 of 2", { exact: true }).waitFor())
+
+      const seen = yield* promise(() =>
+        page.evaluate(() => ({
+          pwned: (window as { __pwned?: unknown }).__pwned,
+          injected: document.querySelectorAll("img, svg, iframe, a, object, embed, b, textarea, title ~ title").length,
+          scripts: document.scripts.length,
+          styles: document.querySelectorAll("style").length,
+          heading: document.querySelector("h2")?.textContent,
+          header: document.querySelector(".chip")?.textContent,
+          labels: Array.from(document.querySelectorAll("button.option"), (b) => b.getAttribute("aria-label"))
+        }))
+      )
+      expect(seen).toEqual({
+        pwned: undefined,
+        injected: 0,
+        scripts: 1,
+        styles: 1,
+        heading: corpus[2],
+        header: corpus[1],
+        labels: corpus.slice(3)
+      })
+      // Labels come back to the model unchanged.
+      yield* promise(() => page.locator("button.option").nth(1).click())
+      yield* promise(() => page.getByText("Question 2 of 2", { exact: true }).waitFor())
+      yield* promise(() => page.keyboard.type(corpus[1]!))
+      yield* promise(() => page.keyboard.press("Enter"))
+      expect(yield* Fiber.join(fiber)).toEqual({
+        answers: [{ id: "q", selected: [corpus[4]] }, { id: "t", selected: [], custom: corpus[1] }]
+      })
+      expect(yield* promise(() => page.evaluate(() => (window as { __pwned?: unknown }).__pwned))).toBeUndefined()
+      expect(problems).toEqual([])
+    }))
+})
+
