@@ -10,14 +10,12 @@ import { join } from "node:path"
 import { hostile } from "./terminalCorpus.js"
 import { program, removeTempDirs, tempDir, tempFiles } from "./cliHarness.js"
 
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0
 const socket = `ask-user-e2e-${process.pid}`
 const tmux = (...args: ReadonlyArray<string>) =>
   execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8" })
 
 afterAll(() => {
   removeTempDirs()
-  if (!hasTmux) return
   spawnSync("tmux", ["-L", socket, "kill-server"])
   // tmux may leave its socket file behind.
   rmSync(join(process.env["TMUX_TMPDIR"] ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`, socket), { force: true })
@@ -90,7 +88,7 @@ const open = (command: string) => {
 const askUser = `${JSON.stringify(process.execPath)} ${JSON.stringify(program)}`
 
 // Generous bounds: each case starts Node programs, and the machine may be busy.
-describe.skipIf(!hasTmux)("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
+describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
   it("arrows pick, Space toggles, Other takes typed text; answer JSON on stdout; terminal restored", async () => {
     const pane = open(`${askUser} demo`)
     await pane.waitFor((text) => text.includes("❯ PostgreSQL (Recommended)"), "the first question")

@@ -151,9 +151,8 @@ describe("ask-user --web", () => {
   })
 })
 
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0
 
-describe.skipIf(!hasTmux)("ask-user --web --terminal in a real terminal (tmux)", () => {
+describe("ask-user --web --terminal in a real terminal (tmux)", () => {
   it("an answer in the page takes the terminal prompt down and restores the terminal", async () => {
     const socket = `ask-user-web-${process.pid}`
     const tmux = (...args: ReadonlyArray<string>) =>

@@ -1,16 +1,17 @@
 /**
  * The demo agent behind `ask-user demo` (and `npm start`): it needs three
- * decisions before it can continue, asks them as one batch through the seam,
- * and prints the answer JSON the model would receive on stdout, then a
- * one-line summary on stderr.
+ * decisions before it can continue, so its (scripted) model calls the tool
+ * `ask_user_question` with one batch, and the demo prints the answer JSON the
+ * model receives on stdout, then a one-line summary on stderr.
  *
  * @since 0.1.0
  */
-import { type Duration, Effect, type Option } from "effect"
+import { type Duration, Effect, Option } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { askThroughModelTurn } from "../internal/toolScriptedTurn.js"
+import { UserInteraction } from "../UserInteraction.js"
 import type { UserInteractionError } from "../UserInteractionError.js"
-import { askAndPrint } from "./ask.js"
-import type { ProviderFlags } from "./providerFor.js"
+import { providerFor, type ProviderFlags } from "./providerFor.js"
 
 /**
  * The batch the demo agent asks.
@@ -72,6 +73,17 @@ export const summarize = (answer: AskUserQuestionAnswer): string =>
 export const run = (
   config: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration> }
 ): Effect.Effect<void, UserInteractionError> =>
-  askAndPrint(demoRequest, config, { requestOnStdin: false }).pipe(
+  askThroughModelTurn(demoRequest).pipe(
+    Effect.tap((answer) =>
+      Effect.callback<void>((resume) => {
+        process.stdout.write(`${JSON.stringify(answer)}\n`, () => resume(Effect.void))
+      })
+    ),
+    Effect.provide(
+      UserInteraction.layerWith(
+        providerFor(config, { requestOnStdin: false }),
+        Option.match(config.timeout, { onNone: () => ({}), onSome: (timeout) => ({ timeout }) })
+      )
+    ),
     Effect.tap((answer) => Effect.sync(() => process.stderr.write(`${summarize(answer)}\n`)))
   )

@@ -22,7 +22,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Context, Deferred, type Duration, Effect, FiberSet, Layer, Option, Result, type Scope } from "effect"
 import { Tool } from "effect/ai"
-import { decodeRequestJson } from "../AskUserQuestionArgs.js"
+import { requestFromToolArgs } from "./toolCall.js"
 import { AskUserQuestionTool } from "../AskUserQuestionTool.js"
 import { McpProvider, McpToolCall } from "../McpProvider.js"
 import { UserInteraction } from "../UserInteraction.js"
@@ -70,9 +70,10 @@ export const callAskUserQuestion = (
   args: unknown,
   extra: { readonly signal: AbortSignal; readonly requestId: RequestId }
 ): Effect.Effect<CallToolResult, never, UserInteraction> => {
-  const decoded = decodeRequestJson(args ?? {})
-  if (Result.isFailure(decoded)) return Effect.succeed(failure(decoded.failure))
-  return UserInteraction.ask({ ...decoded.success, signal: extra.signal }).pipe(
+  // The same order and the same trust as the Effect tool: an aborted call first; only `questions` from the model.
+  const request = requestFromToolArgs(args ?? {}, { signal: extra.signal })
+  if (Result.isFailure(request)) return Effect.succeed(failure(request.failure))
+  return UserInteraction.ask(request.success).pipe(
     Effect.provideService(McpToolCall, { requestId: extra.requestId }),
     Effect.map((answer) => text(answer, false)),
     Effect.catch((error) => Effect.succeed(failure(error))),
