@@ -17,12 +17,12 @@
  */
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Clock, Context, Deferred, Effect, Layer } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Exit, Layer } from "effect"
 import type { ServeError } from "effect/http/HttpServerError"
 import { makePendingTable, type PendingView } from "./internal/webPending.js"
 import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./internal/webSecurity.js"
 import { makeWebApp } from "./internal/webServer.js"
-import { UserInteractionProvider } from "./UserInteractionProvider.js"
+import { interruptionReason, UserInteractionProvider } from "./UserInteractionProvider.js"
 import { ProviderClosed } from "./UserInteractionError.js"
 
 /**
@@ -90,9 +90,13 @@ export class WebProvider extends Context.Service<WebProvider, {
             const entry = table.register(request, new Date(now))
             if (entry === undefined) return Effect.fail(new ProviderClosed())
             return restore(Deferred.await(entry.answer)).pipe(
-              // An interrupted ask (caller interrupted, signal aborted, seam
-              // timeout, seam closing) only shows up here as an interruption.
-              Effect.onInterrupt(() => Effect.sync(() => table.settle(entry, "aborted")))
+              // Interrupted: the seam says why (a caller that gave up, its timeout, the
+              // provider closing); an interruption from elsewhere counts as aborted.
+              Effect.onExit((exit) =>
+                Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause)
+                  ? Effect.sync(() => table.settle(entry, interruptionReason(exit.cause) ?? "aborted"))
+                  : Effect.void
+              )
             )
           })
         )

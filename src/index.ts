@@ -6,7 +6,12 @@
 export * from "./AskUserQuestion.js"
 export * from "./AskValidation.js"
 export * from "./UserInteractionError.js"
-export { UserInteractionProvider } from "./UserInteractionProvider.js"
+export {
+  AskInterruption,
+  type InterruptionReason,
+  interruptionReason,
+  UserInteractionProvider
+} from "./UserInteractionProvider.js"
 export { UserInteraction, type UserInteractionOptions } from "./UserInteraction.js"
 export { ScriptedProvider } from "./ScriptedProvider.js"
 export {

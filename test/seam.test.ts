@@ -6,6 +6,7 @@ import {
   AskCancelled,
   AskDeclined,
   ScriptedProvider,
+  interruptionReason,
   UserInteraction,
   UserInteractionProvider
 } from "effect-user-interaction"
@@ -131,6 +132,41 @@ describe("interruption and cleanup", () => {
         return yield* Fiber.await(fiber)
       }).pipe(Effect.provide(UserInteraction.layerWith(probeProvider(probe, "p"))))
       expect(Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)).toBe(true)
+    }))
+
+  it.effect("tells the provider why it was interrupted: aborted, timeout or closed", () =>
+    Effect.gen(function*() {
+      const reasons: Array<string | undefined> = []
+      const asked = yield* Deferred.make<void>()
+      const provider = Layer.succeed(UserInteractionProvider, {
+        ask: () =>
+          Deferred.succeed(asked, undefined).pipe(
+            Effect.andThen(Effect.never),
+            Effect.onExit((exit) => Effect.sync(() => reasons.push(Exit.isFailure(exit) ? interruptionReason(exit.cause) : "answered")))
+          )
+      })
+      const seam = yield* Layer.build(UserInteraction.layerConfig({ timeout: "1 minute" }))
+      const scope = yield* Scope.make()
+      yield* Layer.buildWithScope(UserInteraction.provide(provider), scope).pipe(Effect.provideContext(seam))
+      const ask = (request: typeof single) => UserInteraction.ask(request).pipe(Effect.provideContext(seam))
+
+      const controller = new AbortController()
+      const aborted = yield* Effect.forkChild(ask({ ...single, signal: controller.signal }))
+      yield* Deferred.await(asked)
+      controller.abort()
+      yield* Fiber.await(aborted)
+      const interrupted = yield* Effect.forkChild(ask(single))
+      yield* Effect.yieldNow
+      yield* Fiber.interrupt(interrupted)
+      const timedOut = yield* Effect.forkChild(ask(single))
+      yield* Effect.yieldNow
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.await(timedOut)
+      const closed = yield* Effect.forkChild(ask(single))
+      yield* Effect.yieldNow
+      yield* Scope.close(scope, Exit.void)
+      yield* Fiber.await(closed)
+      expect(reasons).toEqual(["aborted", "aborted", "timeout", "closed"])
     }))
 
   it.effect("an answer that arrives after the abort still fails ASK_ABORTED", () =>

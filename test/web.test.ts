@@ -190,6 +190,29 @@ describe("WebProvider JSON API", () => {
       events.close()
     }))
 
+  it.live("under the seam, its timeout resolves the entry `timeout` and closing resolves it `closed`", () =>
+    Effect.gen(function*() {
+      const timed = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer({ token }), { timeout: "300 millis" }))
+      const timedWeb = Context.get(timed, WebProvider)
+      const timedEvents = yield* promise(() => openEvents(timedWeb.port, token))
+      const error = yield* Effect.flip(UserInteraction.ask(single).pipe(Effect.provideContext(timed)))
+      expect(error.code).toBe("ASK_TIMEOUT")
+      expect((yield* promise(() => timedEvents.next((e) => e.event === "resolved"))).data.outcome).toBe("timeout")
+      timedEvents.close()
+
+      const scope = yield* Scope.make()
+      const closing = yield* Layer.buildWithScope(UserInteraction.layerWith(WebProvider.layer({ token })), scope)
+      const closingWeb = Context.get(closing, WebProvider)
+      const events = yield* promise(() => openEvents(closingWeb.port, token))
+      const pending = yield* Effect.forkChild(UserInteraction.ask(single).pipe(Effect.provideContext(closing)))
+      yield* pendingIds(closingWeb.port, 1)
+      yield* Scope.close(scope, Exit.void)
+      expect(Exit.findErrorOption(yield* Fiber.await(pending))).toMatchObject({ value: { code: "PROVIDER_CLOSED" } })
+      yield* promise(() => waitFor(() => events.events.some((e) => e.event === "resolved"), 10_000, "the resolved event"))
+      expect(events.events.find((e) => e.event === "resolved")?.data.outcome).toBe("closed")
+      events.close()
+    }))
+
   it.live("closing the layer resolves pending asks `closed`, ends event streams and stops the server", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()

@@ -8,10 +8,10 @@
  *
  * @internal
  */
-import { Cause, Duration, Effect, Exit, Fiber, Result, type Scope } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Result, type Scope } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, decodeRequest } from "../AskValidation.js"
-import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { AskInterruption, type InterruptionReason, type UserInteractionProvider } from "../UserInteractionProvider.js"
 import {
   AskAborted,
   AskTimeout,
@@ -48,6 +48,12 @@ export interface Seam {
 const toMillis = (input: Duration.Input | undefined): number =>
   input === undefined ? 0 : Duration.toMillis(Duration.fromInputUnsafe(input))
 
+const because: { readonly [R in InterruptionReason]: Context.Context<never> } = {
+  aborted: Context.make(AskInterruption, "aborted"),
+  timeout: Context.make(AskInterruption, "timeout"),
+  closed: Context.make(AskInterruption, "closed")
+}
+
 const abortedError = () => new AskAborted({ message: "The ask was aborted by its signal." })
 const aborted = Effect.suspend(() => Effect.fail(abortedError()))
 
@@ -58,13 +64,16 @@ const providerFailed = (cause: Cause.Cause<unknown>) =>
 export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly close: Effect.Effect<void> } => {
   const slot = new Slot(toMillis(options.handover))
   const timeoutMillis = toMillis(options.timeout)
-  const withTimeout = timeoutMillis > 0
-    ? <A>(phase: Effect.Effect<A, UserInteractionError>) =>
-      Effect.timeoutOrElse(phase, {
+  const withTimeout = (pending: PendingAsk, registration: Registration) => {
+    if (timeoutMillis <= 0) return pending.run(registration)
+    return Effect.clockWith((clock) => {
+      pending.deadline = clock.currentTimeMillisUnsafe() + timeoutMillis
+      return Effect.timeoutOrElse(pending.run(registration), {
         duration: Duration.millis(timeoutMillis),
         orElse: () => Effect.fail(new AskTimeout({ message: `No answer arrived within ${Duration.format(Duration.millis(timeoutMillis))}.` }))
       })
-    : <A>(phase: Effect.Effect<A, UserInteractionError>) => phase
+    })
+  }
 
   const ask = (request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
     Effect.suspend(() => {
@@ -75,10 +84,10 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
       const registration = slot.current
       if (registration === undefined) return Effect.fail(new NoProvider())
       // The decoded copy only proves the request well-formed; the provider gets the caller's object.
-      if (!(signal instanceof AbortSignal)) return withTimeout(new PendingAsk(slot, request, undefined).run(registration))
-      const pending = new PendingAsk(slot, request, signal)
+      const pending = new PendingAsk(slot, request)
+      if (!(signal instanceof AbortSignal)) return withTimeout(pending, registration)
       signal.addEventListener("abort", pending, { once: true })
-      return withTimeout(pending.run(registration)).pipe(
+      return withTimeout(pending, registration).pipe(
         // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
         // the provider was still taking its prompt down. (Answers are refused in `settle`.)
         Effect.mapError((error) => signal.aborted ? abortedError() : error),
@@ -109,7 +118,9 @@ class Slot {
         Effect.suspend(() => {
           registration.closing = true
           if (this.current === registration) this.current = undefined
-          return Fiber.interruptAll(Array.from(registration.pending))
+          const children = Array.from(registration.pending)
+          for (const child of children) child.interruptUnsafe(undefined, because.closed)
+          return Fiber.awaitAll(children)
         })
     ).pipe(Effect.asVoid)
   }
@@ -128,18 +139,16 @@ class Slot {
 class PendingAsk implements EventListenerObject {
   fiber: ProviderFiber | undefined
   aborted = false
+  /** When the seam's timeout ends this ask (clock millis); never without a timeout. */
+  deadline = Infinity
   resumeWaiter: ((successor: Registration | undefined) => void) | undefined
 
-  constructor(
-    readonly slot: Slot,
-    readonly request: AskUserQuestionRequest,
-    readonly signal: AbortSignal | undefined
-  ) {}
+  constructor(readonly slot: Slot, readonly request: AskUserQuestionRequest) {}
 
   /** The request's signal aborted: take the provider's prompt down, or stop waiting for a successor. */
   handleEvent(): void {
     this.aborted = true
-    this.fiber?.interruptUnsafe()
+    this.fiber?.interruptUnsafe(undefined, because.aborted)
     this.wake(undefined)
   }
 
@@ -167,7 +176,11 @@ class PendingAsk implements EventListenerObject {
               if (this.fiber === child) this.fiber = undefined
               resume(Effect.succeed(exit))
             })
-            return Fiber.interrupt(child)
+            // The caller was interrupted: by the seam's timeout once its deadline passed, else by the caller.
+            return Effect.clockWith((clock) => {
+              child.interruptUnsafe(undefined, clock.currentTimeMillisUnsafe() >= this.deadline ? because.timeout : because.aborted)
+              return Effect.asVoid(Fiber.await(child))
+            })
           }))
       )
     )
