@@ -86,12 +86,20 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
       // The decoded copy only proves the request well-formed; the provider gets the caller's object.
       const pending = new PendingAsk(slot, request)
       if (!(signal instanceof AbortSignal)) return withTimeout(pending, registration)
-      signal.addEventListener("abort", pending, { once: true })
-      return withTimeout(pending, registration).pipe(
-        // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
-        // the provider was still taking its prompt down. (Answers are refused in `settle`.)
-        Effect.mapError((error) => signal.aborted ? abortedError() : error),
-        Effect.ensuring(Effect.sync(() => signal.removeEventListener("abort", pending)))
+      return Effect.acquireUseRelease(
+        Effect.sync(() => {
+          signal.addEventListener("abort", pending, { once: true })
+          // Aborted since the check above: the event has fired already, so act on it here.
+          if (signal.aborted) pending.handleEvent()
+        }),
+        () =>
+          Effect.mapError(
+            withTimeout(pending, registration),
+            // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
+            // the provider was still taking its prompt down. (Answers are refused in `settle`.)
+            (error) => signal.aborted ? abortedError() : error
+          ),
+        () => Effect.sync(() => signal.removeEventListener("abort", pending))
       )
     })
 
