@@ -9,6 +9,7 @@
 import { request as httpRequest, Agent, createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import * as Sse from "effect/encoding/Sse"
 import { type AskUserQuestionRequest, UserInteraction, WebProvider } from "../dist/index.js"
 import { printTable } from "./support.ts"
 
@@ -25,19 +26,11 @@ const answerFor = (i: number) => JSON.stringify({ answers: [{ id: `q${i}`, selec
 const listen = (port: number, path: string, onEvent: (event: string, data: any) => void) =>
   new Promise<() => void>((resolve, reject) => {
     const req = httpRequest({ port, host: "127.0.0.1", path, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-      let buffer = ""
-      res.setEncoding("utf8")
-      res.on("data", (chunk: string) => {
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const event = /^event: (.*)$/m.exec(block)?.[1]
-          const data = /^data: (.*)$/m.exec(block)?.[1]
-          if (event !== undefined && data !== undefined) onEvent(event, JSON.parse(data))
-        }
+      const parser = Sse.makeParser((event) => {
+        if (event._tag === "Event") onEvent(event.event, JSON.parse(event.data))
       })
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => void parser.feed(chunk))
       resolve(() => req.destroy())
     })
     req.on("error", reject)

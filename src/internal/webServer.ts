@@ -11,6 +11,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Sse from "effect/encoding/Sse"
 import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 import { checkAnswer } from "../AskValidation.js"
 import { webPage } from "./webPage.js"
@@ -36,7 +37,8 @@ const json = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(bo
 
 const notPending = json(404, { error: "not-pending" })
 
-const sse = (event: WebEvent) => `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`
+const sse = (event: WebEvent) =>
+  Sse.encoder.write({ _tag: "Event", event: event.event, id: undefined, data: JSON.stringify(event.data) })
 
 /** True when a body read failed because the body was over the limit. */
 const isTooLarge = (error: unknown): boolean =>

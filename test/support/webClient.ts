@@ -3,6 +3,7 @@
  * can send any `Host`, `Origin` or body it likes, and read Server-Sent Events
  * as they arrive.
  */
+import * as Sse from "effect/encoding/Sse"
 import { request as httpRequest } from "node:http"
 
 export interface Reply {
@@ -91,7 +92,6 @@ export const openEvents = (port: number, token: string): Promise<EventClient> =>
   new Promise((resolve, reject) => {
     const events: Array<ServerEvent> = []
     let ended = false
-    let buffer = ""
     const req = httpRequest({
       host: "127.0.0.1",
       port,
@@ -104,21 +104,10 @@ export const openEvents = (port: number, token: string): Promise<EventClient> =>
         return
       }
       res.setEncoding("utf8")
-      res.on("data", (chunk: string) => {
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          let event = "message"
-          const data: Array<string> = []
-          for (const line of block.split("\n")) {
-            if (line.startsWith("event: ")) event = line.slice(7)
-            else if (line.startsWith("data: ")) data.push(line.slice(6))
-          }
-          if (data.length > 0) events.push({ event, data: JSON.parse(data.join("\n")) })
-        }
+      const parser = Sse.makeParser((event) => {
+        if (event._tag === "Event") events.push({ event: event.event, data: JSON.parse(event.data) })
       })
+      res.on("data", (chunk: string) => void parser.feed(chunk))
       res.on("end", () => {
         ended = true
       })
