@@ -14,20 +14,17 @@ import { consoleOnStderr } from "./protocolStdout.js"
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
-    const [agent, demo, node, fs, acp, exitCodes, { sanitizeLine }] = yield* Effect.promise(() =>
+    const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }] = yield* Effect.promise(() =>
       Promise.all([
         import("../internal/acpAgent.js"),
         import("./demo.js"),
         import("node:stream"),
-        import("node:fs"),
+        import("../internal/packageVersion.js"),
         import("@agentclientprotocol/sdk"),
         import("./exitCodes.js"),
         import("../internal/sanitize.js")
       ])
     )
-    const { version } = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-      version: string
-    }
     const stream = acp.ndJsonStream(
       node.Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       node.Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
@@ -35,7 +32,7 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
     yield* agent.serve(stream, {
       timeout: Option.getOrUndefined(timeout),
       demoRequest: demo.demoRequest,
-      version,
+      version: packageVersion,
       // A failed turn is also noted on stderr (editors keep it in their logs); its message
       // may quote model or client text, so it is made inert first.
       onFailure: (error) => process.stderr.write(`${sanitizeLine(exitCodes.describeFailure(error))}\n`)

@@ -18,7 +18,7 @@ import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { readFileSync } from "node:fs"
+import { packageVersion } from "../internal/packageVersion.js"
 import { webFlags } from "../internal/webFlags.js"
 import { acpCommand } from "./acpCommand.js"
 import { demoCommand } from "./demoCommand.js"
@@ -26,8 +26,6 @@ import { exitCodeForCause, printFailure } from "./exitCodes.js"
 import { mcpCommand } from "./mcpCommand.js"
 import * as Options from "./options.js"
 
-const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
-  .version
 
 const askUser = Command.make("ask-user", {
   file: Argument.String("file").pipe(
@@ -47,7 +45,7 @@ const askUser = Command.make("ask-user", {
   Command.withSubcommands([demoCommand, acpCommand, mcpCommand])
 )
 
-const main = Command.run(askUser, { version }).pipe(
+const main = Command.run(askUser, { version: packageVersion }).pipe(
   Effect.tapCause((cause) =>
     Effect.sync(() => {
       if (Cause.hasInterruptsOnly(cause)) return

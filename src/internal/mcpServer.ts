@@ -7,7 +7,6 @@
  *
  * @internal
  */
-import { createRequire } from "node:module"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -25,6 +24,7 @@ import { Tool } from "effect/ai"
 import { requestFromToolArgs } from "./toolCall.js"
 import { AskUserQuestionTool } from "../AskUserQuestionTool.js"
 import { McpProvider, McpToolCall } from "../McpProvider.js"
+import { packageVersion } from "./packageVersion.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
 
@@ -118,7 +118,6 @@ export interface AskUserMcpServer {
   readonly closed: Effect.Effect<void>
 }
 
-const version: string = (createRequire(import.meta.url)("../../package.json") as { version: string }).version
 
 /**
  * An MCP server with the one tool `ask_user_question`, answered through a
@@ -130,7 +129,7 @@ export const serveAskUser = (
   options: ServeOptions = {}
 ): Effect.Effect<AskUserMcpServer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const server = new McpServer({ name: "ask-user", version })
+    const server = new McpServer({ name: "ask-user", version: packageVersion })
     const context = yield* Layer.build(UserInteraction.layerWith(McpProvider.layer(server), { timeout: options.timeout }))
     // Finalizers run in reverse: pending calls are interrupted (their forms
     // cancelled on the wire) while the connection is still open, then it closes.
