@@ -1,9 +1,16 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
+const src = (path: string) => fileURLToPath(new URL(`src/${path}`, import.meta.url))
+
 export default defineConfig({
-  // Tests import the package by its name, as users do, but run against the sources.
-  resolve: { alias: { "effect-user-interaction": fileURLToPath(new URL("src/index.ts", import.meta.url)) } },
+  // Tests import the package by its names, as users do, but run against the sources.
+  resolve: {
+    alias: [
+      { find: /^effect-user-interaction\/(terminal|web|acp|mcp|durable)$/, replacement: src("$1/index.ts") },
+      { find: /^effect-user-interaction$/, replacement: src("index.ts") }
+    ]
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,

@@ -14,7 +14,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { fileURLToPath } from "node:url"
 import { Effect, Exit, Scope } from "effect"
 import { toElicitationContent } from "../dist/ElicitationForm.js"
-import { serveAskUser } from "../dist/internal/mcpServer.js"
+import { serveAskUser } from "../dist/mcp/server.js"
 
 const request = {
   questions: [

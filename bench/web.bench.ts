@@ -10,7 +10,8 @@ import { request as httpRequest, Agent, createServer, type ServerResponse } from
 import type { AddressInfo } from "node:net"
 import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import * as Sse from "effect/encoding/Sse"
-import { type AskUserQuestionRequest, UserInteraction, WebProvider } from "../dist/index.js"
+import { type AskUserQuestionRequest, UserInteraction } from "../dist/index.js"
+import { WebProvider } from "../dist/web/index.js"
 import { printTable } from "./support.ts"
 
 const N = 1_000

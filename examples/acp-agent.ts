@@ -11,7 +11,8 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { ManagedRuntime } from "effect"
 import { Readable, Writable } from "node:stream"
-import { AcpProvider, isUserInteractionError, UserInteraction } from "effect-user-interaction"
+import { isUserInteractionError, UserInteraction } from "effect-user-interaction"
+import { AcpProvider } from "effect-user-interaction/acp"
 
 // One seam per connection, built once the client has said what it supports.
 let runtime: ManagedRuntime.ManagedRuntime<UserInteraction | AcpProvider, never> | undefined

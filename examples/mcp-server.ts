@@ -11,7 +11,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, ManagedRuntime } from "effect"
-import { isUserInteractionError, McpProvider, McpToolCall, UserInteraction } from "effect-user-interaction"
+import { isUserInteractionError, UserInteraction } from "effect-user-interaction"
+import { McpProvider, McpToolCall } from "effect-user-interaction/mcp"
 
 const server = new McpServer({ name: "deployer", version: "1.0.0" })
 const runtime = ManagedRuntime.make(UserInteraction.layerWith(McpProvider.layer(server), { timeout: "10 minutes" }))

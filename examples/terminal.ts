@@ -8,7 +8,8 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
-import { TerminalProvider, UserInteraction } from "effect-user-interaction"
+import { UserInteraction } from "effect-user-interaction"
+import { TerminalProvider } from "effect-user-interaction/terminal"
 
 const cleanupTool = Effect.gen(function*() {
   const { answers } = yield* UserInteraction.ask({

@@ -8,7 +8,8 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
-import { UserInteraction, WebProvider } from "effect-user-interaction"
+import { UserInteraction } from "effect-user-interaction"
+import { WebProvider } from "effect-user-interaction/web"
 
 const program = Effect.gen(function*() {
   const web = yield* WebProvider

@@ -7,7 +7,8 @@
  */
 import { Context, Effect, Fiber, Layer } from "effect"
 import { chromium } from "playwright-core"
-import { UserInteraction, WebProvider } from "effect-user-interaction"
+import { UserInteraction } from "effect-user-interaction"
+import { WebProvider } from "effect-user-interaction/web"
 
 const batch = {
   agent: { id: "planner", name: "Planner agent" },

@@ -55,14 +55,17 @@ export type Agent = typeof Agent.Type
 
 /**
  * A batch of questions asked together. `signal` lets a Promise-world caller
- * abort the ask; it is never serialized.
+ * abort the ask; it is never serialized. `id` is the ask's identity (at most
+ * 200 characters): the durable provider joins a pending ask of the same id and
+ * events report it; every other provider ignores it.
  *
  * @since 0.1.0
  */
 export const AskUserQuestionRequest = Schema.Struct({
   questions: Schema.Array(AskUserQuestionItem),
   agent: Schema.optionalKey(Agent),
-  signal: Schema.optionalKey(Schema.instanceOf(AbortSignal))
+  signal: Schema.optionalKey(Schema.instanceOf(AbortSignal)),
+  id: Schema.optionalKey(Schema.NonEmptyString.check(Schema.isMaxLength(200)))
 }).annotate({ identifier: "AskUserQuestionRequest" })
 
 /** @since 0.1.0 */

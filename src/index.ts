@@ -1,6 +1,12 @@
 /**
  * effect-user-interaction: the "ask the human" seam for agent harnesses.
  *
+ * This root entry is the core: the vocabulary, the errors, the seam, the
+ * scripted and fan-out providers, the `ask_user_question` tool, the Promise
+ * client and the elicitation form. It loads no protocol SDK, no HTTP server
+ * and no terminal code; each surface is an entry point of its own
+ * (`effect-user-interaction/terminal`, `/web`, `/acp`, `/mcp`).
+ *
  * @since 0.1.0
  */
 export * from "./AskUserQuestion.js"
@@ -22,8 +28,4 @@ export {
 export { AskUserQuestionArgs, decodeRequestJson } from "./AskUserQuestionArgs.js"
 export * from "./ElicitationForm.js"
 export { AskingAgent, AskUserQuestionHandlers, AskUserQuestionTool, AskUserQuestionToolkit, UserInteractionErrorJson } from "./AskUserQuestionTool.js"
-export { McpProvider, McpToolCall } from "./McpProvider.js"
-export { AcpProvider, AcpSession, type AcpProviderOptions } from "./AcpProvider.js"
-export { WebProvider, type WebPendingAsk, type WebProviderOptions } from "./WebProvider.js"
-export * as TerminalProvider from "./TerminalProvider.js"
 export { FanoutProvider } from "./FanoutProvider.js"

@@ -1,14 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, type Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import {
-  AcpProvider,
-  type AcpProviderOptions,
-  type AskUserQuestionRequest,
-  toElicitationContent,
-  UserInteraction,
-  UserInteractionProvider
-} from "effect-user-interaction"
+import { type AskUserQuestionRequest, toElicitationContent, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
+import { AcpProvider, type AcpProviderOptions } from "effect-user-interaction/acp"
 import { type Answerer, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
 import { batch, batchAnswer, single } from "./support/requests.js"
 

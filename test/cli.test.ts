@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs"
 import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
 import { hostile } from "./terminalCorpus.js"
 import { removeTempDirs, type Run, runWith, start, tempFiles } from "./cliHarness.js"
 import { unsafeChars } from "./terminalHarness.js"
+
+const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
 
 const request = {
   agent: { id: "planner", name: "Planner" },
@@ -43,7 +46,7 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(help.stdout).toContain("demo")
     const version = await runWith(["--version"])
     expect(version.code).toBe(0)
-    expect(version.stdout).toContain("0.1.0")
+    expect(version.stdout).toBe(`ask-user v${packageJson.version}\n`)
   })
 
   it("line mode: questions on stderr, hints after bad input, the answer JSON alone on stdout, exit 0", async () => {

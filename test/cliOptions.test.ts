@@ -13,9 +13,9 @@ import {
   ProviderClosed,
   ProviderFailed
 } from "../src/UserInteractionError.js"
-import { answerItem } from "../src/bin/answersFile.js"
-import { describeFailure, exitCodeFor, exitCodeForCause } from "../src/bin/exitCodes.js"
-import { parseTimeout } from "../src/bin/options.js"
+import { answerItem } from "../src/cli/answersFile.js"
+import { describeFailure, exitCodeFor, exitCodeForCause } from "../src/cli/exitCodes.js"
+import { parseTimeout } from "../src/cli/options.js"
 
 const millis = (text: string) => Option.map(parseTimeout(text), Duration.toMillis)
 

@@ -4,18 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
-import {
-  AskDeclined,
-  type AskUserQuestionAnswer,
-  type AskUserQuestionRequest,
-  FanoutProvider,
-  ProviderFailed,
-  ScriptedProvider,
-  UserInteraction,
-  type UserInteractionError,
-  type UserInteractionProvider,
-  WebProvider
-} from "effect-user-interaction"
+import { AskDeclined, type AskUserQuestionAnswer, type AskUserQuestionRequest, FanoutProvider, ProviderFailed, ScriptedProvider, UserInteraction, type UserInteractionError, type UserInteractionProvider } from "effect-user-interaction"
+import { WebProvider } from "effect-user-interaction/web"
 import { makeProbe, probeProvider } from "./support/providers.js"
 import { single, singleAnswer } from "./support/requests.js"
 import { openEvents, postJson, send, waitFor } from "./support/webClient.js"

@@ -1,5 +1,6 @@
 /**
- * Builds `dist/` once before the suite: the end-to-end tests run the compiled
+ * Builds `dist/` once before the suite (`npm run build`: the library with tsc,
+ * the bundled program with esbuild): the end-to-end tests run the built
  * `ask-user` program, as a user would. Type errors are reported by
  * `npm run typecheck`; here only a failed emit stops the run.
  */
@@ -25,4 +26,5 @@ export default function setup(): void {
     if (!existsSync("dist/index.js")) throw error
     process.stderr.write(`tsc reported errors; testing what it emitted:\n${String((error as { stdout?: unknown }).stdout)}\n`)
   }
+  execFileSync(process.execPath, ["scripts/bundle-bin.mjs"], { stdio: "pipe" })
 }

@@ -9,18 +9,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { ElicitResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Arbitrary, Effect, Exit, Fiber, Schema, Scope } from "effect"
 import { Tool } from "effect/ai"
-import {
-  type AskUserQuestionAnswer,
-  AskUserQuestionItem,
-  type AskUserQuestionRequest,
-  AskUserQuestionTool,
-  McpProvider,
-  toElicitationContent,
-  UserInteraction
-} from "effect-user-interaction"
+import { type AskUserQuestionAnswer, AskUserQuestionItem, type AskUserQuestionRequest, AskUserQuestionTool, toElicitationContent, UserInteraction } from "effect-user-interaction"
+import { McpProvider } from "effect-user-interaction/mcp"
 import { vi } from "vitest"
-import { sdkRequestTimeoutMillis } from "../src/internal/mcpElicit.js"
-import { serveAskUser } from "../src/internal/mcpServer.js"
+import { sdkRequestTimeoutMillis } from "../src/mcp/elicit.js"
+import { serveAskUser } from "../src/mcp/server.js"
 import { connectClient, type Human, inProcess, waitFor } from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 

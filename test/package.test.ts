@@ -1,7 +1,7 @@
 /**
  * The packed tarball, installed into a fresh project with nothing but its
- * declared dependencies (npm installs the peers), imports cleanly and its
- * program starts.
+ * declared dependencies (npm installs the peers), imports cleanly from every
+ * entry point and its program starts, installed and through `npx -p`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
@@ -30,12 +30,22 @@ describe("the published package", () => {
         "const c = m.makeUserInteractionClient()",
         "c.registerProvider({ ask: async () => ({ answers: [{ id: 'a', selected: ['x'] }] }) })",
         "console.log(JSON.stringify(await c.ask({ questions: [{ id: 'a', question: 'A?', options: [{ label: 'x' }] }] })))",
-        "await c.dispose()"
+        "await c.dispose()",
+        // Every surface is its own entry point.
+        "const surfaces = { terminal: 'TerminalProvider', web: 'WebProvider', acp: 'AcpProvider', mcp: 'McpProvider' }",
+        "for (const [path, name] of Object.entries(surfaces)) { const s = await import('effect-user-interaction/' + path); if (!(name in s)) throw new Error(path + ' lacks ' + name) }"
       ].join(";")
       const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: app, encoding: "utf8" })
       expect(JSON.parse(out)).toEqual({ answers: [{ id: "a", selected: ["x"] }] })
       const help = execFileSync(join(app, "node_modules", ".bin", "ask-user"), ["--help"], { cwd: app, encoding: "utf8" })
       expect(help).toContain("ask-user")
+      // `npx -p <tarball> ask-user`, as a README reader would try it before installing.
+      const npx = execFileSync("npx", ["--yes", "-p", join(dir, tarball), "ask-user", "--version"], {
+        cwd: dir,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      expect(npx).toMatch(/^ask-user v\d+\.\d+\.\d+/)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

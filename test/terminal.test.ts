@@ -1,10 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Scope } from "effect"
-import {
-  type AskUserQuestionRequest,
-  TerminalProvider,
-  UserInteraction
-} from "effect-user-interaction"
+import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
+import { TerminalProvider } from "effect-user-interaction/terminal"
 import { PassThrough } from "node:stream"
 import { hostile } from "./terminalCorpus.js"
 import {

@@ -19,7 +19,7 @@ import {
   UserInteractionErrorJson,
   type UserInteractionProvider
 } from "effect-user-interaction"
-import { askThroughModelTurn } from "../src/internal/toolScriptedTurn.js"
+import { askThroughModelTurn } from "../src/cli/toolScriptedTurn.js"
 import { makeProbe, probeProvider } from "./support/providers.js"
 
 /**

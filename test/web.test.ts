@@ -3,15 +3,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
-import {
-  type AskUserQuestionRequest,
-  UserInteraction,
-  UserInteractionProvider,
-  WebProvider,
-  type WebProviderOptions
-} from "effect-user-interaction"
-import { makePendingTable } from "../src/internal/webPending.js"
-import { makeHostCheck, originAllowed } from "../src/internal/webSecurity.js"
+import { type AskUserQuestionRequest, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
+import { WebProvider, type WebProviderOptions } from "effect-user-interaction/web"
+import { makePendingTable } from "../src/web/pending.js"
+import { makeHostCheck, originAllowed } from "../src/web/security.js"
 import { batch, batchAnswer, single } from "./support/requests.js"
 import { openEvents, postJson, send, waitFor } from "./support/webClient.js"
 

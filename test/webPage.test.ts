@@ -5,7 +5,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { type AskUserQuestionRequest, UserInteraction, WebProvider } from "effect-user-interaction"
+import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
+import { WebProvider } from "effect-user-interaction/web"
 import { batch, batchAnswer } from "./support/requests.js"
 
 class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {

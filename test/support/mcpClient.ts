@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { fileURLToPath } from "node:url"
 import { Duration, Effect, Schedule, type Scope } from "effect"
-import { serveAskUser, type ServeOptions } from "../../src/internal/mcpServer.js"
+import { serveAskUser, type ServeOptions } from "../../src/mcp/server.js"
 
 /** The human behind the client: answers one form. `signal` aborts when the server cancels it. */
 export type Human = (form: ElicitRequestFormParams, signal: AbortSignal) => ElicitResult | Promise<ElicitResult>

@@ -30,9 +30,9 @@ import {
   outcomeOf,
   sendElicitation,
   type SessionScope
-} from "./internal/acpElicit.js"
-import { UserInteractionProvider } from "./UserInteractionProvider.js"
-import { AskCancelled, ProviderClosed, ProviderFailed } from "./UserInteractionError.js"
+} from "./elicit.js"
+import { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { AskCancelled, ProviderClosed, ProviderFailed } from "../UserInteractionError.js"
 
 /**
  * The ACP session (and tool call) an ask belongs to, set around the ask with

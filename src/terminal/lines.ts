@@ -13,8 +13,8 @@ import { type Cause, Effect, Queue, type Scope } from "effect"
 import * as readline from "node:readline"
 import type { AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { ProviderClosed } from "../UserInteractionError.js"
-import { sanitize, sanitizeLine } from "./sanitize.js"
-import type { QuestionContext } from "./terminalQuestion.js"
+import { sanitize, sanitizeLine } from "../internal/sanitize.js"
+import type { QuestionContext } from "./question.js"
 
 /** The lines of an input stream, read as they come. `take` fails when the input has ended. */
 export interface LineSource {

@@ -5,9 +5,9 @@
  * @since 0.1.0
  */
 import { Layer, Option } from "effect"
-import { webProviderFor } from "../internal/webCommandLine.js"
-import type { WebFlags } from "../internal/webFlags.js"
-import * as TerminalProvider from "../TerminalProvider.js"
+import { webProviderFor } from "./webCommandLine.js"
+import type { WebFlags } from "./webFlags.js"
+import * as TerminalProvider from "../terminal/TerminalProvider.js"
 import type { InvalidRequest, ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { scriptedAnswersLayer } from "./answersFile.js"

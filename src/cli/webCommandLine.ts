@@ -15,7 +15,7 @@ import type { WebFlags } from "./webFlags.js"
 const announcedWebProvider = (flags: Partial<WebFlags>): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
   Layer.effectContext(Effect.gen(function*() {
     // Loaded here, not at start-up: the terminal-only modes never need the HTTP stack.
-    const { WebProvider } = yield* Effect.promise(() => import("../WebProvider.js"))
+    const { WebProvider } = yield* Effect.promise(() => import("../web/WebProvider.js"))
     const options = {
       port: Option.getOrUndefined(flags.port ?? Option.none()),
       host: Option.getOrUndefined(flags.host ?? Option.none()),

@@ -27,7 +27,7 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
     const [{ serveAskUser }, { StdioServerTransport }] = yield* Effect.promise(() =>
-      Promise.all([import("../internal/mcpServer.js"), import("@modelcontextprotocol/sdk/server/stdio.js")])
+      Promise.all([import("../mcp/server.js"), import("@modelcontextprotocol/sdk/server/stdio.js")])
     )
     const served = yield* serveAskUser(new StdioServerTransport(), { timeout: Option.getOrUndefined(timeout) })
     served.server.server.onerror = (error) => process.stderr.write(`ask-user mcp: ${error.message}\n`)

@@ -21,8 +21,8 @@ import {
   type QuestionOutcome,
   type QuestionState,
   step
-} from "./terminalQuestion.js"
-import { bell, doneFrame, eraseRows, hideCursor, questionFrame, rowCount, showCursor, type Style } from "./terminalRender.js"
+} from "./question.js"
+import { bell, doneFrame, eraseRows, hideCursor, questionFrame, rowCount, showCursor, type Style } from "./render.js"
 
 /** How the prompts look and sound. */
 export interface PromptOptions extends Style {

@@ -23,9 +23,9 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js"
 import { Context, Effect, Layer } from "effect"
-import { elicit, pingNow, supportsFormElicitation } from "./internal/mcpElicit.js"
-import { UserInteractionProvider } from "./UserInteractionProvider.js"
-import { ProviderFailed } from "./UserInteractionError.js"
+import { elicit, pingNow, supportsFormElicitation } from "./elicit.js"
+import { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { ProviderFailed } from "../UserInteractionError.js"
 
 /**
  * The MCP request an ask comes from, usually the `tools/call` being handled

@@ -14,9 +14,9 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Sse from "effect/encoding/Sse"
 import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 import { checkAnswer } from "../AskValidation.js"
-import { webPage } from "./webPage.js"
-import type { PendingTable, WebEvent } from "./webPending.js"
-import { maxBodyBytes, originAllowed } from "./webSecurity.js"
+import { webPage } from "./page.js"
+import type { PendingTable, WebEvent } from "./pending.js"
+import { maxBodyBytes, originAllowed } from "./security.js"
 
 /** What the gate needs to know about the server it guards. */
 export interface GateOptions {

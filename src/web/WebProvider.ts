@@ -19,11 +19,11 @@ import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Cause, Clock, Context, Deferred, Effect, Exit, Layer } from "effect"
 import type { ServeError } from "effect/http/HttpServerError"
-import { makePendingTable, type PendingView } from "./internal/webPending.js"
-import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./internal/webSecurity.js"
-import { makeWebApp } from "./internal/webServer.js"
-import { interruptionReason, UserInteractionProvider } from "./UserInteractionProvider.js"
-import { ProviderClosed } from "./UserInteractionError.js"
+import { makePendingTable, type PendingView } from "./pending.js"
+import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./security.js"
+import { makeWebApp } from "./server.js"
+import { interruptionReason, UserInteractionProvider } from "../UserInteractionProvider.js"
+import { ProviderClosed } from "../UserInteractionError.js"
 
 /**
  * Options of `WebProvider.layer`: `port` 0 (the default) takes any free port;

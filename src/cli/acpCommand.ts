@@ -16,7 +16,7 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
     yield* consoleOnStderr
     const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }] = yield* Effect.promise(() =>
       Promise.all([
-        import("../internal/acpAgent.js"),
+        import("../acp/agent.js"),
         import("./demo.js"),
         import("node:stream"),
         import("../internal/packageVersion.js"),

@@ -8,7 +8,7 @@
  */
 import { type Duration, Effect, Option } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { askThroughModelTurn } from "../internal/toolScriptedTurn.js"
+import { askThroughModelTurn } from "./toolScriptedTurn.js"
 import { UserInteraction } from "../UserInteraction.js"
 import type { UserInteractionError } from "../UserInteractionError.js"
 import { providerFor, type ProviderFlags } from "./providerFor.js"

@@ -22,7 +22,7 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { Cause, Duration, Effect, Exit, Fiber, FiberMap, Layer, Result, Scope } from "effect"
 import { randomUUID } from "node:crypto"
-import { AcpProvider } from "../AcpProvider.js"
+import { AcpProvider } from "./AcpProvider.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
 import { UserInteraction } from "../UserInteraction.js"

@@ -21,10 +21,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Context, Deferred, type Duration, Effect, FiberSet, Layer, Option, Result, type Scope } from "effect"
 import { Tool } from "effect/ai"
-import { requestFromToolArgs } from "./toolCall.js"
+import { requestFromToolArgs } from "../internal/toolCall.js"
 import { AskUserQuestionTool } from "../AskUserQuestionTool.js"
-import { McpProvider, McpToolCall } from "../McpProvider.js"
-import { packageVersion } from "./packageVersion.js"
+import { McpProvider, McpToolCall } from "./McpProvider.js"
+import { packageVersion } from "../internal/packageVersion.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
 

@@ -19,17 +19,17 @@
  */
 import { Cause, Effect, Fiber, FiberSet, Layer, Option, Scope, Semaphore, Terminal } from "effect"
 import type * as tty from "node:tty"
-import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
   makeTerminal,
   openControllingTerminal,
   openTerminalOutput,
   type TerminalOutput
-} from "./internal/terminalDevice.js"
-import { askOnLines, type LineSource, makeLineSource } from "./internal/terminalLines.js"
-import { askOnTerminal } from "./internal/terminalPrompt.js"
-import { ProviderClosed, type UserInteractionError } from "./UserInteractionError.js"
-import { UserInteractionProvider } from "./UserInteractionProvider.js"
+} from "./device.js"
+import { askOnLines, type LineSource, makeLineSource } from "./lines.js"
+import { askOnTerminal } from "./prompt.js"
+import { ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
+import { UserInteractionProvider } from "../UserInteractionProvider.js"
 
 /**
  * Options of the terminal provider.

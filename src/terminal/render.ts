@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { sanitize, sanitizeLine } from "./sanitize.js"
+import { sanitize, sanitizeLine } from "../internal/sanitize.js"
 import {
   type QuestionContext,
   type QuestionOutcome,
@@ -13,7 +13,7 @@ import {
   otherLabel,
   rowsOf,
   skipLabel
-} from "./terminalQuestion.js"
+} from "./question.js"
 
 /** How to draw: with colours or without (the pointer and markers never rely on colour). */
 export interface Style {

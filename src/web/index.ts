@@ -1,0 +1,7 @@
+/**
+ * `effect-user-interaction/web`: the web surface. `WebProvider` asks in a page
+ * served on loopback, with a JSON API and a Server-Sent Events stream.
+ *
+ * @since 0.2.0
+ */
+export { WebProvider, type WebPendingAsk, type WebProviderOptions } from "./WebProvider.js"

@@ -1,0 +1,70 @@
+/**
+ * SPEC "Package layout and entry points": importing the core loads no
+ * protocol SDK, no HTTP server and no terminal code; importing a surface loads
+ * no other surface's dependencies. Each import runs in a fresh Node process
+ * against the built package, and the loaded modules are read back from Node's
+ * own module registry (`process.moduleLoadList` for built-ins, the ESM loader's
+ * resolved URLs for files).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+/** The module URLs and built-ins loaded by importing `specifier` from the built package. */
+const loadedBy = (specifier: string): ReadonlyArray<string> => {
+  // A loader hook (in its own thread) posts every URL the import resolves back to the main thread.
+  const script = `
+    import { register } from "node:module"
+    import { MessageChannel } from "node:worker_threads"
+    const { port1, port2 } = new MessageChannel()
+    const seen = []
+    port1.on("message", (url) => seen.push(url))
+    register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(`
+      let port
+      export function initialize(data) { port = data.port }
+      export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r }`)}`)}, { data: { port: port2 }, transferList: [port2] })
+    await import(${JSON.stringify(specifier)})
+    await new Promise((r) => setTimeout(r, 50))
+    port1.close()
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => "node:" + m.slice(13))
+    process.stdout.write(JSON.stringify([...seen, ...builtins]))
+  `
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8" })
+  return JSON.parse(out) as Array<string>
+}
+
+const protocolSdks = /@modelcontextprotocol|@agentclientprotocol/
+const http = /^node:(http|https|_http_server|_http_common|_http_agent)$/
+const terminalCode = /\/dist\/terminal\/|effect\/dist\/cli\/|node:(readline|tty)$/
+
+describe("entry points", () => {
+  it("the package root loads no protocol SDK, no HTTP server and no terminal code", () => {
+    const loaded = loadedBy("effect-user-interaction")
+    expect(loaded.some((m) => m.endsWith("/dist/index.js"))).toBe(true)
+    expect(loaded.filter((m) => protocolSdks.test(m))).toEqual([])
+    expect(loaded.filter((m) => http.test(m))).toEqual([])
+    expect(loaded.filter((m) => terminalCode.test(m))).toEqual([])
+  })
+
+  it("/terminal loads no protocol SDK and no HTTP server", () => {
+    const loaded = loadedBy("effect-user-interaction/terminal")
+    expect(loaded.some((m) => m.endsWith("/dist/terminal/TerminalProvider.js"))).toBe(true)
+    expect(loaded.filter((m) => protocolSdks.test(m))).toEqual([])
+    expect(loaded.filter((m) => http.test(m))).toEqual([])
+  })
+
+  it.each([
+    ["web", /\/dist\/(acp|mcp|terminal)\/|@modelcontextprotocol|@agentclientprotocol/],
+    ["acp", /\/dist\/(web|mcp|terminal)\/|@modelcontextprotocol/],
+    ["mcp", /\/dist\/(web|acp|terminal)\/|@agentclientprotocol/]
+  ])("/%s loads no other surface", (surface, others) => {
+    const loaded = loadedBy(`effect-user-interaction/${surface}`)
+    expect(loaded.some((m) => m.includes(`/dist/${surface}/`))).toBe(true)
+    expect(loaded.filter((m) => others.test(m))).toEqual([])
+    // The record sees dependencies too: a surface's own SDK shows up in it.
+    if (surface !== "web") expect(loaded.some((m) => m.includes(`@${surface === "acp" ? "agentclientprotocol" : "modelcontextprotocol"}/`))).toBe(true)
+    else expect(loaded).toContain("node:http")
+  })
+})
