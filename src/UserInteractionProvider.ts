@@ -12,12 +12,15 @@ import type { UserInteractionError } from "./UserInteractionError.js"
 /**
  * A UI surface that can put a request in front of a human. Its `ask` runs as
  * an interruptible child of the caller: interruption means "take the prompt
- * down", and its finalizers must do exactly that.
+ * down", and its finalizers must do exactly that. `name` says which surface
+ * it is (`"terminal"`, `"web"`, `"acp"`, `"mcp"`, `"durable"`, `"scripted"`),
+ * for events and spans.
  *
  * @since 0.1.0
  */
 export class UserInteractionProvider extends Context.Service<UserInteractionProvider, {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
+  readonly name?: string | undefined
 }>()("effect-user-interaction/UserInteractionProvider") {}
 
 /**
