@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import SlowFirstSequencer from "./test/sequencer.js"
 
 const src = (path: string) => fileURLToPath(new URL(`src/${path}`, import.meta.url))
 
@@ -15,6 +16,10 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    globalSetup: ["test/globalSetup.ts"]
+    globalSetup: ["test/globalSetup.ts"],
+    // Most files wait on other processes (the program, tmux, Chromium, npm), so run more of
+    // them at once than the default of one fewer than the cores (one, on a 2-core machine).
+    maxWorkers: 4,
+    sequence: { sequencer: SlowFirstSequencer }
   }
 })

@@ -21,7 +21,8 @@ describe("the published package", () => {
       const app = join(dir, "app")
       execFileSync("mkdir", [app])
       writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }))
-      npm(["install", "--no-audit", "--no-fund", "--loglevel=error", join(dir, tarball)], app)
+      // --prefer-offline: the dependencies are in npm's cache from this checkout's own install.
+      npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", join(dir, tarball)], app)
       const script = [
         "const m = await import('effect-user-interaction')",
         "const names = ['UserInteraction', 'UserInteractionProvider', 'ScriptedProvider', 'makeUserInteractionClient', 'HarnessError', 'AskUserQuestionRequest']",
@@ -40,7 +41,7 @@ describe("the published package", () => {
       const help = execFileSync(join(app, "node_modules", ".bin", "ask-user"), ["--help"], { cwd: app, encoding: "utf8" })
       expect(help).toContain("ask-user")
       // `npx -p <tarball> ask-user`, as a README reader would try it before installing.
-      const npx = execFileSync("npx", ["--yes", "-p", join(dir, tarball), "ask-user", "--version"], {
+      const npx = execFileSync("npx", ["--yes", "--prefer-offline", "-p", join(dir, tarball), "ask-user", "--version"], {
         cwd: dir,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "pipe"]
