@@ -1,7 +1,7 @@
 /**
  * `ask-user acp`: an ACP agent on stdio for editors such as Zed. Each prompt
  * turn asks the human one batch through form elicitation (`AcpProvider`) and
- * streams the answer JSON back; see `internal/acpAgent.ts` for the protocol
+ * streams the answer JSON back; see `acp/agent.ts` for the protocol
  * behaviour. stdout carries nothing but ACP messages.
  *
  * @since 0.1.0
