@@ -31,6 +31,7 @@ export class AskActivities extends Context.Service<AskActivities, {
     readonly id: string
     readonly executionId: string
     readonly request: string
+    readonly askedAt: number
     readonly expiresInMillis: number | undefined
   }) => Effect.Effect<void>
   readonly record: (id: string, outcome: Outcome) => Effect.Effect<Outcome>
@@ -45,6 +46,8 @@ export const AskWorkflow = Workflow.make("effect-user-interaction/DurableAsk", {
     id: Schema.String,
     /** The request as JSON, without its signal. */
     request: Schema.String,
+    /** When the asker sent it (epoch millis): the expiry counts from here, not from the first run. */
+    askedAt: Schema.Number,
     expiresInMillis: Schema.optionalKey(Schema.Number)
   },
   success: Outcome,
@@ -74,6 +77,7 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
       id: payload.id,
       executionId,
       request: payload.request,
+      askedAt: payload.askedAt,
       expiresInMillis: payload.expiresInMillis
     })
   })
@@ -87,7 +91,12 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
         DurableDeferred.await(Settlement),
         // inMemoryThreshold 0: even a short expiry is a durable clock, so it
         // passes while no process runs.
-        DurableClock.sleep({ name: "expiry", duration: payload.expiresInMillis, inMemoryThreshold: 0 }).pipe(
+        DurableClock.sleep({
+          name: "expiry",
+          // Replays compute a shorter duration, but the clock scheduled first stands.
+          duration: Math.max(1, payload.askedAt + payload.expiresInMillis - Date.now()),
+          inMemoryThreshold: 0
+        }).pipe(
           Effect.as<Outcome>({ status: "expired" })
         )
       ]

@@ -193,9 +193,8 @@ const activitiesLayer = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return AskActivities.of({
-      publish: ({ executionId, expiresInMillis, id, request }) =>
+      publish: ({ askedAt, executionId, expiresInMillis, id, request }) =>
         Effect.gen(function*() {
-          const askedAt = Date.now()
           const expiresAt = expiresInMillis === undefined ? null : askedAt + expiresInMillis
           yield* sql`INSERT INTO ${sql(table)} (id, execution_id, request, asked_at, expires_at, status)
             VALUES (${id}, ${executionId}, ${request}, ${askedAt}, ${expiresAt}, 'pending')
@@ -254,9 +253,10 @@ const make = Effect.gen(function*() {
   return DurableStore.of({
     run: ({ expiresIn, id, request }) => {
       const { signal: _signal, ...stored } = request
+      const base = { id, request: JSON.stringify(stored), askedAt: Date.now() }
       const payload = expiresIn === undefined
-        ? { id, request: JSON.stringify(stored) }
-        : { id, request: JSON.stringify(stored), expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
+        ? base
+        : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
       return AskWorkflow.execute(payload).pipe(Effect.provideContext(engine))
     },
     find,
