@@ -119,6 +119,20 @@ export class ProviderFailed extends HarnessError {
   constructor(args?: ErrorArgs) { super(args, "The provider failed.") }
 }
 
+/** A durable ask was already settled (answered, cancelled, declined, expired or withdrawn); the message says how. @since 0.2.0 */
+export class AskNotPending extends HarnessError {
+  readonly _tag = "AskNotPending"
+  readonly code = "ASK_NOT_PENDING"
+  constructor(args?: ErrorArgs) { super(args, "The ask is no longer pending.") }
+}
+
+/** No durable ask has this id. @since 0.2.0 */
+export class UnknownAsk extends HarnessError {
+  readonly _tag = "UnknownAsk"
+  readonly code = "UNKNOWN_ASK"
+  constructor(args?: ErrorArgs) { super(args, "No ask has this id.") }
+}
+
 /**
  * Any failure of an ask.
  *
@@ -136,6 +150,8 @@ export type UserInteractionError =
   | InvalidAnswer
   | ProviderClosed
   | ProviderFailed
+  | AskNotPending
+  | UnknownAsk
 
 /**
  * Every stable error code, in the order of the contract's table.
@@ -153,7 +169,9 @@ export const errorCodes = [
   "ASK_TIMEOUT",
   "INVALID_ANSWER",
   "PROVIDER_CLOSED",
-  "PROVIDER_FAILED"
+  "PROVIDER_FAILED",
+  "ASK_NOT_PENDING",
+  "UNKNOWN_ASK"
 ] as const
 
 /** @since 0.1.0 */

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 
 /** The module URLs and built-ins loaded by importing `specifier` from the built package. */
-const loadedBy = (specifier: string): ReadonlyArray<string> => {
+const loadedBy = (specifier: string, then = ""): ReadonlyArray<string> => {
   // A loader hook (in its own thread) posts every URL the import resolves back to the main thread.
   const script = `
     import { register } from "node:module"
@@ -25,7 +25,8 @@ const loadedBy = (specifier: string): ReadonlyArray<string> => {
       let port
       export function initialize(data) { port = data.port }
       export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r }`)}`)}, { data: { port: port2 }, transferList: [port2] })
-    await import(${JSON.stringify(specifier)})
+    const imported = await import(${JSON.stringify(specifier)})
+    ${then}
     await new Promise((r) => setTimeout(r, 50))
     port1.close()
     const builtins = process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => "node:" + m.slice(13))
@@ -66,5 +67,20 @@ describe("entry points", () => {
     // The record sees dependencies too: a surface's own SDK shows up in it.
     if (surface !== "web") expect(loaded.some((m) => m.includes(`@${surface === "acp" ? "agentclientprotocol" : "modelcontextprotocol"}/`))).toBe(true)
     else expect(loaded).toContain("node:http")
+  })
+
+  it("/durable loads no other surface and no database driver until a store is opened; a SQLite store never loads the pg driver", () => {
+    const other = /\/dist\/(web|acp|mcp|terminal)\/|@modelcontextprotocol|@agentclientprotocol/
+    const loaded = loadedBy("effect-user-interaction/durable")
+    expect(loaded.some((m) => m.includes("/dist/durable/"))).toBe(true)
+    expect(loaded.filter((m) => other.test(m) || m.includes("@effect/sql-pg") || m === "node:sqlite")).toEqual([])
+    expect(loadedBy("effect-user-interaction").filter((m) => m.includes("/dist/durable/"))).toEqual([])
+    const withSqlite = loadedBy(
+      "effect-user-interaction/durable",
+      `const { Effect } = await import("effect")
+       await Effect.runPromise(Effect.provide(Effect.void, imported.DurableStore.layer("sqlite::memory:")))`
+    )
+    expect(withSqlite).toContain("node:sqlite")
+    expect(withSqlite.filter((m) => m.includes("@effect/sql-pg"))).toEqual([])
   })
 })

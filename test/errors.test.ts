@@ -13,7 +13,9 @@ const classes = [
   [UI.AskTimeout, "AskTimeout", "ASK_TIMEOUT"],
   [UI.InvalidAnswer, "InvalidAnswer", "INVALID_ANSWER"],
   [UI.ProviderClosed, "ProviderClosed", "PROVIDER_CLOSED"],
-  [UI.ProviderFailed, "ProviderFailed", "PROVIDER_FAILED"]
+  [UI.ProviderFailed, "ProviderFailed", "PROVIDER_FAILED"],
+  [UI.AskNotPending, "AskNotPending", "ASK_NOT_PENDING"],
+  [UI.UnknownAsk, "UnknownAsk", "UNKNOWN_ASK"]
 ] as const
 
 describe("error classes", () => {

@@ -20,6 +20,11 @@ import { type ProviderContext, providerFor, type ProviderFlags } from "./provide
  */
 export interface AskConfig extends ProviderFlags {
   readonly file: Option.Option<string>
+  /** `--durable` and its flags (`durableCommands.ts`). */
+  readonly durable?: boolean | undefined
+  readonly store?: Option.Option<string> | undefined
+  readonly askId?: Option.Option<string> | undefined
+  readonly expires?: Option.Option<Duration.Duration> | undefined
   readonly timeout: Option.Option<Duration.Duration>
 }
 
@@ -85,5 +90,9 @@ export const run = (config: AskConfig): Effect.Effect<void, UserInteractionError
       process.stderr.write("ask-user: reading the request JSON from stdin (end with Ctrl+D; see --help)\n")
     }
     const request = yield* Effect.flatMap(readSource(config.file), parseRequest)
+    if (config.durable === true) {
+      const durable = yield* Effect.promise(() => import("./durable.js"))
+      return yield* Effect.asVoid(durable.askDurably(request, config))
+    }
     yield* askAndPrint(request, config, { requestOnStdin: Option.isNone(config.file) })
   })

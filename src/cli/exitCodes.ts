@@ -26,6 +26,10 @@ export const ExitCode = {
   cancelled: 3,
   /** No answer before `--timeout`. */
   timeout: 4,
+  /** `answer`, `cancel`, `decline`: the durable ask was already settled. */
+  notPending: 5,
+  /** `answer`, `cancel`, `decline`, `status`: no durable ask has this id. */
+  unknownAsk: 6,
   /** Ctrl+C or SIGINT/SIGTERM. */
   interrupted: 130
 } as const
@@ -39,7 +43,9 @@ const byCode: Record<string, ExitCode> = {
   ASK_CANCELLED: ExitCode.cancelled,
   ASK_DECLINED: ExitCode.cancelled,
   ASK_TIMEOUT: ExitCode.timeout,
-  ASK_ABORTED: ExitCode.interrupted
+  ASK_ABORTED: ExitCode.interrupted,
+  ASK_NOT_PENDING: ExitCode.notPending,
+  UNKNOWN_ASK: ExitCode.unknownAsk
 }
 
 /**

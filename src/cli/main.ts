@@ -22,6 +22,7 @@ import { packageVersion } from "../internal/packageVersion.js"
 import { webFlags } from "./webFlags.js"
 import { acpCommand } from "./acpCommand.js"
 import { demoCommand } from "./demoCommand.js"
+import { durableCommands, durableFlags } from "./durableCommands.js"
 import { exitCodeForCause, printFailure } from "./exitCodes.js"
 import { mcpCommand } from "./mcpCommand.js"
 import * as Options from "./options.js"
@@ -36,13 +37,16 @@ const askUser = Command.make("ask-user", {
   answers: Options.answers,
   bell: Options.bell,
   // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.
-  ...webFlags
+  ...webFlags,
+  // `--durable [--store URL] [--ask-id ID] [--expires 1h]`; `ask.ts` hands durable asks to `durable.ts`.
+  ...durableFlags
 }, (config) => Effect.flatMap(Effect.promise(() => import("./ask.js")), (ask) => ask.run(config))).pipe(
   Command.withDescription(
     "Ask a human the questions of an AskUserQuestionRequest and print the answer JSON on stdout.\n" +
-      "Exit status: 0 answered, 1 other failure, 2 bad request, 3 cancelled or declined, 4 timeout, 130 interrupted."
+      "Exit status: 0 answered, 1 other failure, 2 bad request, 3 cancelled or declined, 4 timeout, 130 interrupted\n" +
+      "(durable commands: 5 not pending, 6 unknown id)."
   ),
-  Command.withSubcommands([demoCommand, acpCommand, mcpCommand])
+  Command.withSubcommands([demoCommand, acpCommand, mcpCommand, ...durableCommands])
 )
 
 const main = Command.run(askUser, { version: packageVersion }).pipe(

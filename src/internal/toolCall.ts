@@ -23,6 +23,8 @@ import {
   NoProvider,
   ProviderClosed,
   ProviderFailed,
+  AskNotPending,
+  UnknownAsk,
   type UserInteractionError
 } from "../UserInteractionError.js"
 
@@ -71,7 +73,9 @@ const classes: { readonly [Code in ErrorCode]: new(args?: ErrorArgs) => UserInte
   ASK_TIMEOUT: AskTimeout,
   INVALID_ANSWER: InvalidAnswer,
   PROVIDER_CLOSED: ProviderClosed,
-  PROVIDER_FAILED: ProviderFailed
+  PROVIDER_FAILED: ProviderFailed,
+  ASK_NOT_PENDING: AskNotPending,
+  UNKNOWN_ASK: UnknownAsk
 }
 
 /** The error class of `code`, rebuilt with the message the model was shown. */

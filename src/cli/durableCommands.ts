@@ -1,0 +1,118 @@
+/**
+ * The durable side of `ask-user`: the root command's `--durable` flags and
+ * the answerer commands (`pending`, `answer`, `cancel`, `decline`, `status`,
+ * `inbox`). Only the command tree lives here; each handler loads the durable
+ * surface (and its database driver) when it runs.
+ *
+ * @since 0.2.0
+ */
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Options from "./options.js"
+import { webFlags } from "./webFlags.js"
+
+/**
+ * `--store URL`: the durable store (default `$ASK_USER_STORE`, else a SQLite
+ * file under `$XDG_STATE_HOME/ask-user/`).
+ *
+ * @since 0.2.0
+ */
+export const store: Flag.Flag<Option.Option<string>> = Flag.String("store").pipe(
+  Flag.withMetavar("URL"),
+  Flag.withDescription(
+    "The durable store: sqlite:PATH or postgres://… (default $ASK_USER_STORE, else sqlite:$XDG_STATE_HOME/ask-user/asks.db)."
+  ),
+  Flag.optional
+)
+
+/**
+ * The root command's durable flags: `--durable [--store URL] [--ask-id ID] [--expires 1h]`.
+ *
+ * @since 0.2.0
+ */
+export const durableFlags = {
+  durable: Flag.Boolean("durable").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription(
+      "Ask durably: the ask outlives this process (Ctrl+C or a crash leave it pending); rerun with the same --ask-id to get its answer."
+    )
+  ),
+  store,
+  askId: Flag.String("ask-id").pipe(
+    Flag.withMetavar("ID"),
+    Flag.filterMap(
+      (id) => id.length > 0 && id.length <= 200 ? Option.some(id) : Option.none(),
+      () => "Invalid ask id: use 1 to 200 characters."
+    ),
+    Flag.withDescription("With --durable: the ask's id (default: a random one, printed on stderr)."),
+    Flag.optional
+  ),
+  expires: Flag.String("expires").pipe(
+    Flag.withMetavar("DURATION"),
+    Flag.filterMap(
+      Options.parseTimeout,
+      (text) => `Invalid expiry "${text}": use 30s, 5m, 1h or an Effect duration such as "2 days".`
+    ),
+    Flag.withDescription("With --durable: the ask expires this long after it is created, even while no process runs (exit 4)."),
+    Flag.optional
+  )
+}
+
+const handlers = Effect.promise(() => import("./durable.js"))
+
+const id = Argument.String("id").pipe(Argument.withDescription("The ask's id (see ask-user pending)."))
+
+const pendingCommand = Command.make("pending", { store }, (config) =>
+  Effect.flatMap(handlers, (h) => h.pending(config))).pipe(
+    Command.withDescription("List the pending durable asks, one JSON object a line: {id, agent?, questions, askedAt, expiresAt?}.")
+  )
+
+const answerCommand = Command.make("answer", {
+  store,
+  id,
+  file: Argument.String("file").pipe(
+    Argument.withDescription("The answer JSON ({\"answers\":[…]}, as ask-user prints it) or the --answers format.")
+  )
+}, (config) => Effect.flatMap(handlers, (h) => h.answer(config))).pipe(
+  Command.withDescription(
+    "Answer a pending durable ask. Exit 0 recorded, 2 bad answer or file, 5 not pending (already settled), 6 unknown id."
+  )
+)
+
+const settleCommand = (name: "cancel" | "decline", description: string) =>
+  Command.make(name, { store, id }, (config) => Effect.flatMap(handlers, (h) => h[name](config))).pipe(
+    Command.withDescription(`${description} Exit 0, 5 not pending, 6 unknown id.`)
+  )
+
+const statusCommand = Command.make("status", { store, id }, (config) =>
+  Effect.flatMap(handlers, (h) => h.status(config))).pipe(
+    Command.withDescription("Print a durable ask's status as JSON: {id, status, answer?}. Exit 0, or 6 unknown id.")
+  )
+
+const inboxCommand = Command.make("inbox", {
+  store,
+  bell: Options.bell,
+  ...webFlags
+}, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
+  Command.withDescription(
+    "Serve the pending durable asks, and new ones, to a human until interrupted: on the terminal, or with --web in a " +
+      "web page (--web --terminal: both)."
+  )
+)
+
+/**
+ * The answerer subcommands.
+ *
+ * @since 0.2.0
+ */
+export const durableCommands = [
+  pendingCommand,
+  answerCommand,
+  settleCommand("cancel", "Cancel a pending durable ask (the agent gets ASK_CANCELLED)."),
+  settleCommand("decline", "Decline a pending durable ask (the agent gets ASK_DECLINED)."),
+  statusCommand,
+  inboxCommand
+] as const

@@ -1,0 +1,109 @@
+/**
+ * The durable ask as an Effect workflow: publish the pending ask, wait for
+ * its settlement (a `DurableDeferred`) or its expiry (a `DurableClock`),
+ * record the outcome. The engine replays the body on resume, so the two
+ * table writes are activities and everything else is deterministic.
+ *
+ * @since 0.2.0
+ */
+import { Context, Effect, Exit, Schedule, Schema } from "effect"
+import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
+import { AskUserQuestionAnswer } from "../AskUserQuestion.js"
+
+/** How a durable ask ended. @since 0.2.0 */
+export const SettledStatus = Schema.Literals(["answered", "cancelled", "declined", "expired", "aborted"])
+
+/** @since 0.2.0 */
+export type SettledStatus = typeof SettledStatus.Type
+
+/** The recorded end of a durable ask: its status and, when answered, the answer. @since 0.2.0 */
+export const Outcome = Schema.Struct({
+  status: SettledStatus,
+  answer: Schema.optionalKey(AskUserQuestionAnswer)
+})
+
+/** @since 0.2.0 */
+export type Outcome = typeof Outcome.Type
+
+/** What the workflow's activities do to the asks table (see `AskTable`). */
+export class AskActivities extends Context.Service<AskActivities, {
+  readonly publish: (ask: {
+    readonly id: string
+    readonly executionId: string
+    readonly request: string
+    readonly askedAt: number
+    readonly expiresInMillis: number | undefined
+  }) => Effect.Effect<void>
+  readonly record: (id: string, outcome: Outcome) => Effect.Effect<Outcome>
+}>()("effect-user-interaction/durable/AskActivities") {}
+
+/**
+ * One workflow per ask id: the engine keys the execution by the id, so the
+ * same id asked again (here or in another process) joins it.
+ */
+export const AskWorkflow = Workflow.make("effect-user-interaction/DurableAsk", {
+  payload: {
+    id: Schema.String,
+    /** The request as JSON, without its signal. */
+    request: Schema.String,
+    /** When the asker sent it (epoch millis): the expiry counts from here, not from the first run. */
+    askedAt: Schema.Number,
+    expiresInMillis: Schema.optionalKey(Schema.Number)
+  },
+  success: Outcome,
+  idempotencyKey: (payload) => payload.id,
+  // A caller on a runner that does not own the ask's shard re-reads its reply
+  // on this schedule; the owner's own callers are woken at once.
+  suspendedRetrySchedule: Schedule.spaced("1 second")
+})
+
+/** Completed by an answerer (answer, cancel, decline) or by withdrawal. */
+export const Settlement = DurableDeferred.make("settlement", { success: Outcome })
+
+/** The token an answerer completes `Settlement` with, from the execution id the publish activity stored. */
+export const settlementToken = (executionId: string) =>
+  DurableDeferred.tokenFromExecutionId(Settlement, { workflow: AskWorkflow, executionId })
+
+/** Completes the ask's settlement deferred (a persisted engine message; the first one wins). */
+export const completeSettlement = (executionId: string, outcome: Outcome) =>
+  DurableDeferred.done(Settlement, { token: settlementToken(executionId), exit: Exit.succeed(outcome) })
+
+/** The workflow's body, registered with the engine by the store. */
+export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(payload, executionId) {
+  const activities = yield* AskActivities
+  yield* Activity.make({
+    name: "publish",
+    execute: activities.publish({
+      id: payload.id,
+      executionId,
+      request: payload.request,
+      askedAt: payload.askedAt,
+      expiresInMillis: payload.expiresInMillis
+    })
+  })
+  const settled = payload.expiresInMillis === undefined
+    ? yield* DurableDeferred.await(Settlement)
+    : yield* DurableDeferred.raceAll({
+      name: "settlement-or-expiry",
+      success: Outcome,
+      error: Schema.Never,
+      effects: [
+        DurableDeferred.await(Settlement),
+        // inMemoryThreshold 0: even a short expiry is a durable clock, so it
+        // passes while no process runs.
+        DurableClock.sleep({
+          name: "expiry",
+          // Replays compute a shorter duration, but the clock scheduled first stands.
+          duration: Math.max(1, payload.askedAt + payload.expiresInMillis - Date.now()),
+          inMemoryThreshold: 0
+        }).pipe(
+          Effect.as<Outcome>({ status: "expired" })
+        )
+      ]
+    })
+  return yield* Activity.make({
+    name: "record",
+    success: Outcome,
+    execute: activities.record(payload.id, settled)
+  })
+}))

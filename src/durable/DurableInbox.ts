@@ -1,0 +1,176 @@
+/**
+ * The answerers' side of durable asks: list what is pending, watch asks come
+ * and go, answer, cancel or decline one (held to the answer rules; the first
+ * recorded outcome wins), read an ask's status, and serve every pending ask
+ * on any provider (terminal, web, ACP, MCP, a fan-out of them).
+ *
+ * @since 0.2.0
+ */
+import { Context, Effect, FiberMap, Layer, Result, type Scope, Stream } from "effect"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { checkAnswer } from "../AskValidation.js"
+import { UserInteraction } from "../UserInteraction.js"
+import { AskNotPending, type InvalidAnswer, UnknownAsk } from "../UserInteractionError.js"
+import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import type { Outcome } from "./AskWorkflow.js"
+import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
+
+/**
+ * A durable ask waiting for a human.
+ *
+ * @since 0.2.0
+ */
+export interface PendingAsk {
+  readonly id: string
+  /** The request as asked (it never carries a signal). */
+  readonly request: AskUserQuestionRequest
+  readonly askedAt: Date
+  readonly expiresAt?: Date | undefined
+}
+
+/**
+ * What `DurableInbox.changes` reports: an ask became pending, or a pending
+ * ask was settled (`outcome` says how).
+ *
+ * @since 0.2.0
+ */
+export type InboxChange =
+  | { readonly _tag: "Asked"; readonly ask: PendingAsk }
+  | { readonly _tag: "Settled"; readonly id: string; readonly outcome: Exclude<AskStatus, "pending"> }
+
+/**
+ * `DurableInbox.status(id)`: where the ask stands, with the answer once answered.
+ *
+ * @since 0.2.0
+ */
+export interface AskStatusReport {
+  readonly id: string
+  readonly status: AskStatus
+  readonly answer?: AskUserQuestionAnswer | undefined
+}
+
+/** How often `changes` looks at the store (decision 073). */
+const changesInterval = "250 millis"
+
+const toPending = (record: AskRecord): PendingAsk =>
+  record.expiresAt === undefined
+    ? { id: record.id, request: record.request, askedAt: record.askedAt }
+    : { id: record.id, request: record.request, askedAt: record.askedAt, expiresAt: record.expiresAt }
+
+/**
+ * The inbox service; `DurableInbox.layer` needs a `DurableStore`.
+ *
+ * @since 0.2.0
+ */
+export class DurableInbox extends Context.Service<DurableInbox, {
+  /** Every pending ask, oldest first. */
+  readonly pending: Effect.Effect<ReadonlyArray<PendingAsk>>
+  /** Asks becoming pending and being settled, from the moment of subscription (pending ones first). */
+  readonly changes: Stream.Stream<InboxChange>
+  /** Records an answer; a bad one is `InvalidAnswer` and the ask stays pending. */
+  readonly answer: (
+    id: string,
+    answer: unknown
+  ) => Effect.Effect<void, AskNotPending | UnknownAsk | InvalidAnswer>
+  readonly cancel: (id: string) => Effect.Effect<void, AskNotPending | UnknownAsk>
+  readonly decline: (id: string) => Effect.Effect<void, AskNotPending | UnknownAsk>
+  readonly status: (id: string) => Effect.Effect<AskStatusReport, UnknownAsk>
+  /**
+   * Asks every pending ask, and each new one, on the provider `layer` and
+   * records the outcome, until the scope closes. An ask settled elsewhere
+   * is taken down here.
+   */
+  readonly serve: <E, R>(
+    layer: Layer.Layer<UserInteractionProvider, E, R>
+  ) => Effect.Effect<void, E, R | Scope.Scope>
+}>()("effect-user-interaction/durable/DurableInbox") {
+  /** @since 0.2.0 */
+  static readonly layer: Layer.Layer<DurableInbox, never, DurableStore> = Layer.effect(
+    DurableInbox,
+    Effect.gen(function*() {
+      const store = yield* DurableStore
+
+      const find = (id: string) =>
+        Effect.flatMap(store.find(id), (record) =>
+          record === undefined
+            ? Effect.fail(new UnknownAsk({ message: `No ask has the id "${id}".` }))
+            : Effect.succeed(record))
+
+      const settle = (id: string, outcome: Outcome) => store.settle(id, outcome)
+
+      const answer = (id: string, answer: unknown) =>
+        Effect.gen(function*() {
+          const record = yield* find(id)
+          if (record.status !== "pending") {
+            return yield* Effect.fail(new AskNotPending({ message: notPendingMessage(record) }))
+          }
+          const checked = checkAnswer(record.request, answer)
+          if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
+          return yield* settle(id, { status: "answered", answer: checked.success })
+        })
+
+      const changes = Stream.suspend(() => {
+        let known = new Set<string>()
+        const step = Effect.gen(function*() {
+          const pending = yield* store.pending
+          const ids = new Set(pending.map((record) => record.id))
+          const out: Array<InboxChange> = []
+          for (const record of pending) {
+            if (!known.has(record.id)) out.push({ _tag: "Asked", ask: toPending(record) })
+          }
+          for (const id of known) {
+            if (ids.has(id)) continue
+            const record = yield* store.find(id)
+            const outcome = record === undefined || record.status === "pending" ? "aborted" : record.status
+            out.push({ _tag: "Settled", id, outcome })
+          }
+          known = ids
+          return out
+        })
+        return Stream.tick(changesInterval).pipe(Stream.mapEffect(() => step), Stream.flattenIterable)
+      })
+
+      const serve = <E, R>(layer: Layer.Layer<UserInteractionProvider, E, R>) =>
+        Effect.gen(function*() {
+          const context = yield* Layer.build(UserInteraction.layerWith(layer))
+          const ui = Context.get(context, UserInteraction)
+          const asking = yield* FiberMap.make<string>()
+          const askOne = (ask: PendingAsk) =>
+            ui.ask({ ...ask.request, id: ask.id }).pipe(
+              Effect.matchEffect({
+                onSuccess: (answered) => Effect.ignore(settle(ask.id, { status: "answered", answer: answered })),
+                onFailure: (error) =>
+                  error._tag === "AskCancelled"
+                    ? Effect.ignore(settle(ask.id, { status: "cancelled" }))
+                    : error._tag === "AskDeclined"
+                    ? Effect.ignore(settle(ask.id, { status: "declined" }))
+                    // Any other end of the prompt leaves the ask pending for another answerer.
+                    : Effect.void
+              })
+            )
+          yield* changes.pipe(
+            Stream.runForEach((change) =>
+              change._tag === "Asked"
+                ? FiberMap.run(asking, change.ask.id, askOne(change.ask), { onlyIfMissing: true })
+                : FiberMap.remove(asking, change.id)
+            ),
+            Effect.forkScoped
+          )
+        })
+
+      return DurableInbox.of({
+        pending: Effect.map(store.pending, (records) => records.map(toPending)),
+        changes,
+        answer,
+        cancel: (id) => settle(id, { status: "cancelled" }),
+        decline: (id) => settle(id, { status: "declined" }),
+        status: (id) =>
+          Effect.map(find(id), (record) =>
+            record.answer === undefined
+              ? { id, status: record.status }
+              : { id, status: record.status, answer: record.answer }),
+        serve
+      })
+    })
+  )
+}

@@ -1,0 +1,269 @@
+/**
+ * The durable store: a SQL database (SQLite file, in-memory SQLite or
+ * PostgreSQL) holding Effect's workflow engine (`ClusterWorkflowEngine` run by
+ * a `SingleRunner`) and the asks table the inbox reads. Every durable ask and
+ * every answer goes through it.
+ *
+ * @since 0.2.0
+ */
+import { randomUUID } from "node:crypto"
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
+import { Digest } from "effect/crypto"
+import { SqlClient, type SqlError } from "effect/sql"
+import type { WorkflowEngine } from "effect/workflow"
+import { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { AskNotPending, UnknownAsk } from "../UserInteractionError.js"
+import {
+  AskActivities,
+  AskWorkflow,
+  AskWorkflowLayer,
+  completeSettlement,
+  type Outcome,
+  type SettledStatus
+} from "./AskWorkflow.js"
+
+/** Where an ask stands: pending, or how it was settled. @since 0.2.0 */
+export type AskStatus = "pending" | SettledStatus
+
+/**
+ * One row of the asks table, decoded.
+ *
+ * @since 0.2.0
+ */
+export interface AskRecord {
+  readonly id: string
+  readonly executionId: string
+  readonly request: AskUserQuestionRequest
+  readonly askedAt: Date
+  readonly expiresAt?: Date | undefined
+  readonly status: AskStatus
+  readonly answer?: AskUserQuestionAnswer | undefined
+}
+
+/**
+ * The store's service: start or join an ask's workflow and wait for it,
+ * read the asks table, settle an ask (first recorded outcome wins).
+ *
+ * @since 0.2.0
+ */
+export class DurableStore extends Context.Service<DurableStore, {
+  /** Starts the ask's workflow, or joins it when the id is known, and waits for its outcome. */
+  readonly run: (ask: {
+    readonly id: string
+    readonly request: AskUserQuestionRequest
+    readonly expiresIn?: Duration.Input | undefined
+  }) => Effect.Effect<Outcome>
+  /** The ask with this id, if any. */
+  readonly find: (id: string) => Effect.Effect<AskRecord | undefined>
+  /** Every pending ask, oldest first. */
+  readonly pending: Effect.Effect<ReadonlyArray<AskRecord>>
+  /** Records the outcome if the ask is still pending and wakes its workflow, in one transaction. */
+  readonly settle: (id: string, outcome: Outcome) => Effect.Effect<void, AskNotPending | UnknownAsk>
+}>()("effect-user-interaction/durable/DurableStore") {
+  /**
+   * The store at `url`: `sqlite:PATH` (a file, created with its tables on
+   * first use), `sqlite::memory:`, or `postgres://…`. With `runner: false`
+   * the process only sends and reads (answerers, `ask-user pending`): it
+   * claims no shards, so it never runs asks itself.
+   *
+   * @since 0.2.0
+   */
+  static readonly layer = (
+    url: string,
+    options?: { readonly runner?: boolean | undefined }
+  ): Layer.Layer<DurableStore, SqlError.SqlError | DurableStoreUrlError> =>
+    Layer.effect(DurableStore, make).pipe(
+      Layer.provide(AskWorkflowLayer),
+      Layer.provide(activitiesLayer),
+      Layer.provideMerge(engineLayer(options?.runner ?? true)),
+      Layer.provide(migrations),
+      Layer.provide(sqlLayer(url))
+    )
+}
+
+/**
+ * A store URL that names no supported database.
+ *
+ * @since 0.2.0
+ */
+export class DurableStoreUrlError extends Data.TaggedError("DurableStoreUrlError")<{
+  readonly url: string
+  readonly message: string
+}> {}
+
+const table = "ask_user_asks"
+
+/** The SQL client for `url`, its driver loaded only when that kind of store is used. */
+const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | DurableStoreUrlError> => {
+  if (url.startsWith("sqlite:")) {
+    const path = url.slice("sqlite:".length)
+    const filename = path === ":memory:" ? path : path.replace(/^\/\/(?=\/)/, "")
+    return Layer.unwrap(Effect.promise(async () => {
+      if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
+      const sqlite = await import("./sqlite.js")
+      return sqlite.layer(filename)
+    }))
+  }
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+    return Layer.unwrap(Effect.promise(async () => {
+      const { PgClient } = await import("@effect/sql-pg")
+      return PgClient.layer({ url: Redacted.make(url) })
+    }))
+  }
+  return Layer.effect(
+    SqlClient.SqlClient,
+    Effect.fail(new DurableStoreUrlError({
+      url,
+      message: `Unsupported store URL "${url}": use sqlite:PATH, sqlite::memory: or postgres://…`
+    }))
+  )
+}
+
+const migrations = Layer.effectDiscard(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${table} (
+    id TEXT PRIMARY KEY,
+    execution_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    asked_at BIGINT NOT NULL,
+    expires_at BIGINT,
+    status TEXT NOT NULL,
+    answer TEXT,
+    settled_at BIGINT
+  )`)
+  yield* sql.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_pending ON ${table} (status, asked_at)`)
+}))
+
+/**
+ * The engine's timings. Defaults are a 10 s message poll and a 35 s shard
+ * lock; an answer from another process must wake an agent within a second
+ * and a rerun after a crash must get its shard back within 15 s (decision 072).
+ */
+const shardingConfig = (runner: boolean) => ({
+  // Each process is its own runner; the address is only a name here, since
+  // runners never talk to each other directly (they meet in the database).
+  runnerAddress: runner
+    ? Option.some(RunnerAddress.RunnerAddress.make({ host: `ask-user-${randomUUID()}`, port: 1 }))
+    : Option.none(),
+  shardsPerGroup: 16,
+  entityMessagePollInterval: Duration.millis(100),
+  entityReplyPollInterval: Duration.millis(100),
+  refreshAssignmentsInterval: Duration.seconds(1),
+  shardLockRefreshInterval: Duration.seconds(2),
+  shardLockExpiration: Duration.seconds(6),
+  entityTerminationTimeout: Duration.seconds(2)
+})
+
+const engineLayer = (runner: boolean) =>
+  ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(SingleRunner.layer({ shardingConfig: shardingConfig(runner), runnerStorage: "sql" })),
+    Layer.provide(Digest.layerWebCrypto),
+    // The configuration is given here in full; a bad one is a bug, not an input.
+    Layer.orDie
+  )
+
+const decodeRequest = Schema.decodeUnknownSync(AskUserQuestionRequest)
+const decodeAnswer = Schema.decodeUnknownSync(AskUserQuestionAnswer)
+
+interface Row {
+  readonly id: string
+  readonly execution_id: string
+  readonly request: string
+  readonly asked_at: number | string
+  readonly expires_at: number | string | null
+  readonly status: string
+  readonly answer: string | null
+}
+
+const toRecord = (row: Row): AskRecord => ({
+  id: row.id,
+  executionId: row.execution_id,
+  request: decodeRequest(JSON.parse(row.request)),
+  askedAt: new Date(Number(row.asked_at)),
+  expiresAt: row.expires_at === null ? undefined : new Date(Number(row.expires_at)),
+  status: row.status as AskStatus,
+  answer: row.answer === null ? undefined : decodeAnswer(JSON.parse(row.answer))
+})
+
+const activitiesLayer = Layer.effect(
+  AskActivities,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return AskActivities.of({
+      publish: ({ askedAt, executionId, expiresInMillis, id, request }) =>
+        Effect.gen(function*() {
+          const expiresAt = expiresInMillis === undefined ? null : askedAt + expiresInMillis
+          yield* sql`INSERT INTO ${sql(table)} (id, execution_id, request, asked_at, expires_at, status)
+            VALUES (${id}, ${executionId}, ${request}, ${askedAt}, ${expiresAt}, 'pending')
+            ON CONFLICT (id) DO NOTHING`
+        }).pipe(Effect.orDie),
+      // The first recorded outcome wins: an answerer may have settled the row
+      // while the expiry was firing, and then its outcome is the ask's.
+      record: (id, outcome) =>
+        Effect.gen(function*() {
+          yield* sql`UPDATE ${sql(table)} SET status = ${outcome.status}, settled_at = ${Date.now()},
+            answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
+            WHERE id = ${id} AND status = 'pending'`
+          const rows = yield* sql<Row>`SELECT * FROM ${sql(table)} WHERE id = ${id}`
+          const record = toRecord(rows[0]!)
+          return record.answer === undefined
+            ? { status: record.status as SettledStatus }
+            : { status: record.status as SettledStatus, answer: record.answer }
+        }).pipe(Effect.orDie)
+    })
+  })
+)
+
+/** The message an answerer gets when the ask was settled before. */
+export const notPendingMessage = (record: AskRecord): string => {
+  const how = record.status === "expired"
+    ? "expired"
+    : record.status === "aborted"
+    ? "withdrawn by the agent"
+    : `already ${record.status}`
+  return `The ask "${record.id}" is not pending: it was ${how}.`
+}
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
+  const find = (id: string) =>
+    sql<Row>`SELECT * FROM ${sql(table)} WHERE id = ${id}`.pipe(
+      Effect.map((rows) => rows.length === 0 ? undefined : toRecord(rows[0]!)),
+      Effect.orDie
+    )
+  const settle = (id: string, outcome: Outcome) =>
+    sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql<{ readonly execution_id: string }>`UPDATE ${sql(table)}
+        SET status = ${outcome.status}, settled_at = ${Date.now()},
+        answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
+        WHERE id = ${id} AND status = 'pending' RETURNING execution_id`
+      if (rows.length === 0) {
+        const record = yield* find(id)
+        return yield* record === undefined
+          ? Effect.fail(new UnknownAsk({ message: `No ask has the id "${id}".` }))
+          : Effect.fail(new AskNotPending({ message: notPendingMessage(record) }))
+      }
+      // In the same transaction, so the recorded outcome always reaches the workflow.
+      yield* completeSettlement(rows[0]!.execution_id, outcome).pipe(Effect.provideContext(engine))
+    })).pipe(Effect.catchTag("SqlError", Effect.die))
+  return DurableStore.of({
+    run: ({ expiresIn, id, request }) => {
+      const { signal: _signal, ...stored } = request
+      const base = { id, request: JSON.stringify(stored), askedAt: Date.now() }
+      const payload = expiresIn === undefined
+        ? base
+        : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
+      return AskWorkflow.execute(payload).pipe(Effect.provideContext(engine))
+    },
+    find,
+    pending: sql<Row>`SELECT * FROM ${sql(table)} WHERE status = 'pending' ORDER BY asked_at, id`.pipe(
+      Effect.map((rows) => rows.map(toRecord)),
+      Effect.orDie
+    ),
+    settle
+  })
+})

@@ -1,0 +1,191 @@
+/**
+ * SPEC "Durable asks": the inbox rules on an in-memory store (`sqlite::memory:`),
+ * with the real workflow engine: answer rules, first outcome wins, not pending,
+ * unknown id, status of each outcome, join by id, a settled id answers again,
+ * abort withdraws, interruption only ends the local wait, expiry, changes, serve.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { type AskUserQuestionRequest, ScriptedProvider, UserInteraction } from "effect-user-interaction"
+import { DurableInbox, DurableProvider, type DurableProviderOptions, DurableStore } from "effect-user-interaction/durable"
+
+const request = (id: string): AskUserQuestionRequest => ({
+  id,
+  questions: [{ id: "q", question: "Deploy?", options: [{ label: "Yes" }, { label: "No" }] }]
+})
+const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
+
+const storeWith = (options?: DurableProviderOptions) =>
+  Layer.mergeAll(UserInteraction.layerWith(DurableProvider.layer(options)), DurableInbox.layer).pipe(
+    Layer.provideMerge(DurableStore.layer("sqlite::memory:"))
+  )
+
+/** Waits (polling, no timing assertion) until the ask `id` is listed as pending. */
+const untilPending = (id: string) =>
+  Effect.gen(function*() {
+    const inbox = yield* DurableInbox
+    while (!(yield* inbox.pending).some((ask) => ask.id === id)) yield* Effect.sleep("20 millis")
+  })
+
+const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.flip(effect), (error) => error as unknown as { readonly code: string; readonly message: string })
+
+describe("durable asks (in-memory store)", () => {
+  it.live("an answer reaches the asker; a bad one is refused and the ask stays pending; the first outcome wins", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const asker = yield* UserInteraction.ask(request("a1")).pipe(Effect.forkChild)
+      yield* untilPending("a1")
+      const [listed] = yield* inbox.pending
+      expect(listed!.request.questions[0]!.question).toBe("Deploy?")
+      expect(listed!.askedAt).toBeInstanceOf(Date)
+
+      const bad = yield* failureOf(inbox.answer("a1", { answers: [{ id: "q", selected: ["Maybe"] }] }))
+      expect(bad.code).toBe("INVALID_ANSWER")
+      expect((yield* inbox.status("a1")).status).toBe("pending")
+
+      yield* inbox.answer("a1", yes)
+      expect(yield* Fiber.join(asker)).toEqual(yes)
+      expect(yield* inbox.status("a1")).toEqual({ id: "a1", status: "answered", answer: yes })
+      expect(yield* inbox.pending).toEqual([])
+
+      const late = yield* failureOf(inbox.answer("a1", { answers: [{ id: "q", selected: ["No"] }] }))
+      expect(late.code).toBe("ASK_NOT_PENDING")
+      expect(late.message).toContain("answered")
+      expect((yield* failureOf(inbox.cancel("a1"))).code).toBe("ASK_NOT_PENDING")
+      expect((yield* inbox.status("a1")).answer).toEqual(yes)
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("an unknown id is UNKNOWN_ASK for every inbox operation", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      expect((yield* failureOf(inbox.answer("nope", yes))).code).toBe("UNKNOWN_ASK")
+      expect((yield* failureOf(inbox.cancel("nope"))).code).toBe("UNKNOWN_ASK")
+      expect((yield* failureOf(inbox.decline("nope"))).code).toBe("UNKNOWN_ASK")
+      expect((yield* failureOf(inbox.status("nope"))).code).toBe("UNKNOWN_ASK")
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("cancel and decline reach the asker as ASK_CANCELLED and ASK_DECLINED, and asking the id again gives them again", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const cancelled = yield* UserInteraction.ask(request("c1")).pipe(Effect.flip, Effect.forkChild)
+      const declined = yield* UserInteraction.ask(request("d1")).pipe(Effect.flip, Effect.forkChild)
+      yield* untilPending("c1")
+      yield* untilPending("d1")
+      yield* inbox.cancel("c1")
+      yield* inbox.decline("d1")
+      expect((yield* Fiber.join(cancelled)).code).toBe("ASK_CANCELLED")
+      expect((yield* Fiber.join(declined)).code).toBe("ASK_DECLINED")
+      expect((yield* inbox.status("c1")).status).toBe("cancelled")
+      expect((yield* inbox.status("d1")).status).toBe("declined")
+      expect((yield* failureOf(UserInteraction.ask(request("c1")))).code).toBe("ASK_CANCELLED")
+      expect((yield* failureOf(inbox.answer("d1", yes))).message).toContain("declined")
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("the same id asked twice joins one ask; a settled id returns the same answer again", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const first = yield* UserInteraction.ask(request("j1")).pipe(Effect.forkChild)
+      yield* untilPending("j1")
+      const second = yield* UserInteraction.ask(request("j1")).pipe(Effect.forkChild)
+      expect((yield* inbox.pending).length).toBe(1)
+      yield* inbox.answer("j1", yes)
+      expect(yield* Fiber.join(first)).toEqual(yes)
+      expect(yield* Fiber.join(second)).toEqual(yes)
+      expect(yield* UserInteraction.ask(request("j1"))).toEqual(yes)
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("aborting the request's signal withdraws the ask: ASK_ABORTED, status aborted, answerers refused", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const controller = new AbortController()
+      const asker = yield* UserInteraction.ask({ ...request("w1"), signal: controller.signal }).pipe(
+        Effect.flip,
+        Effect.forkChild
+      )
+      yield* untilPending("w1")
+      controller.abort()
+      expect((yield* Fiber.join(asker)).code).toBe("ASK_ABORTED")
+      while ((yield* inbox.status("w1")).status === "pending") yield* Effect.sleep("20 millis")
+      expect((yield* inbox.status("w1")).status).toBe("aborted")
+      const refused = yield* failureOf(inbox.answer("w1", yes))
+      expect(refused.code).toBe("ASK_NOT_PENDING")
+      expect(refused.message).toContain("withdrawn")
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("interrupting the asker ends only its wait: the ask stays pending and a new ask of the id gets the answer", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const asker = yield* UserInteraction.ask(request("i1")).pipe(Effect.forkChild)
+      yield* untilPending("i1")
+      yield* Fiber.interrupt(asker)
+      expect((yield* inbox.status("i1")).status).toBe("pending")
+      const again = yield* UserInteraction.ask(request("i1")).pipe(Effect.forkChild)
+      yield* inbox.answer("i1", yes)
+      expect(yield* Fiber.join(again)).toEqual(yes)
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("expiresIn settles the ask ASK_TIMEOUT and status expired", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const error = yield* failureOf(UserInteraction.ask(request("e1")))
+      expect(error.code).toBe("ASK_TIMEOUT")
+      expect(yield* inbox.status("e1")).toEqual({ id: "e1", status: "expired" })
+      expect((yield* failureOf(inbox.answer("e1", yes))).message).toContain("expired")
+    }).pipe(Effect.provide(storeWith({ expiresIn: "1 second" }))))
+
+  it.live("changes reports asks becoming pending and being settled", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const seen = yield* inbox.changes.pipe(Stream.take(2), Stream.runCollect, Effect.forkChild)
+      const asker = yield* UserInteraction.ask(request("s1")).pipe(Effect.forkChild)
+      yield* untilPending("s1")
+      // Give the watcher one look at the pending ask before it is settled.
+      yield* Effect.sleep("600 millis")
+      yield* inbox.cancel("s1")
+      yield* Effect.exit(Fiber.join(asker))
+      const changes = yield* Fiber.join(seen)
+      expect(changes.map((change) => change._tag)).toEqual(["Asked", "Settled"])
+      expect(changes[1]).toEqual({ _tag: "Settled", id: "s1", outcome: "cancelled" })
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("serve asks every pending ask on the given provider and records its answer", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const asker = yield* UserInteraction.ask(request("v1")).pipe(Effect.forkChild)
+      yield* untilPending("v1")
+      const scripted = ScriptedProvider.layer(() => Effect.succeed({ answers: [{ id: "q", selected: ["No"] }] }))
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* inbox.serve(scripted)
+        const exit = yield* Fiber.await(asker)
+        expect(exit).toEqual(Exit.succeed({ answers: [{ id: "q", selected: ["No"] }] }))
+      }))
+      expect((yield* inbox.status("v1")).status).toBe("answered")
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("serve takes down a prompt whose ask was settled elsewhere", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      let interrupted = false
+      const hanging = Layer.succeed(
+        (yield* Effect.promise(() => import("effect-user-interaction"))).UserInteractionProvider,
+        { ask: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))) }
+      )
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* inbox.serve(hanging)
+        const asker = yield* UserInteraction.ask(request("t1")).pipe(Effect.flip, Effect.forkChild)
+        yield* untilPending("t1")
+        yield* Effect.sleep("600 millis")
+        yield* inbox.decline("t1")
+        expect((yield* Fiber.join(asker)).code).toBe("ASK_DECLINED")
+        while (!interrupted) yield* Effect.sleep("20 millis")
+      }))
+      expect(interrupted).toBe(true)
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("a store URL naming no database fails to build", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Effect.provide(Effect.void, DurableStore.layer("mysql://nope")))
+      expect(error._tag).toBe("DurableStoreUrlError")
+    }))
+})
