@@ -9,7 +9,7 @@ import { Exit, Result, Schema } from "effect"
 import { Agent, AskUserQuestionOption, type AskUserQuestionItem, type AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkRequest } from "./AskValidation.js"
 import { invalidRequestFrom } from "./internal/schemaPath.js"
-import type { EmptyQuestions, InvalidRequest } from "./UserInteractionError.js"
+import { type EmptyQuestions, InvalidRequest } from "./UserInteractionError.js"
 
 const questionFields = {
   id: Schema.NonEmptyString.annotate({ description: "Stable snake_case id; the answer for this question carries it." }),
@@ -45,7 +45,8 @@ const decodeLenient = Schema.decodeUnknownExit(LenientRequestJson)
 /**
  * Decodes a request from outside JSON (`{ questions, agent? }`, either casing
  * of `multi_select`) and applies the seam's request checks: `InvalidRequest`
- * naming the path, or `EmptyQuestions`.
+ * naming the path (also when `multi_select` and `multiSelect` disagree), or
+ * `EmptyQuestions`.
  *
  * @since 0.1.0
  */
@@ -54,6 +55,14 @@ export const decodeRequestJson = (
 ): Result.Result<AskUserQuestionRequest, InvalidRequest | EmptyQuestions> => {
   const exit = decodeLenient(input)
   if (Exit.isFailure(exit)) return Result.fail(invalidRequestFrom(exit))
+  const clash = exit.value.questions.findIndex(({ multiSelect, multi_select }) =>
+    multiSelect !== undefined && multi_select !== undefined && multiSelect !== multi_select
+  )
+  if (clash >= 0) {
+    return Result.fail(new InvalidRequest({
+      message: `Invalid request: questions[${clash}].multi_select: disagrees with multiSelect`
+    }))
+  }
   const questions = exit.value.questions.map(({ multiSelect, multi_select, ...rest }): AskUserQuestionItem => {
     const multi = multi_select ?? multiSelect
     return multi === undefined ? rest : { ...rest, multiSelect: multi }

@@ -37,7 +37,8 @@ export const decodeRequest = (
 
 /**
  * The checks a well-formed request must still pass: `EmptyQuestions` for no
- * questions, `InvalidRequest` for a repeated question id or option label.
+ * questions, `InvalidRequest` for a question text that is only white space,
+ * a repeated question id or a repeated option label.
  *
  * @since 0.1.0
  */
@@ -48,6 +49,11 @@ export const checkRequest = (
   const ids = new Set<string>()
   for (let q = 0; q < request.questions.length; q++) {
     const question = request.questions[q]!
+    if (question.question.trim() === "") {
+      return Result.fail(new InvalidRequest({
+        message: `Invalid request: questions[${q}].question: is only white space`
+      }))
+    }
     if (ids.has(question.id)) {
       return Result.fail(new InvalidRequest({
         message: `Invalid request: questions[${q}].id: repeats the question id "${question.id}"`

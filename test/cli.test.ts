@@ -29,6 +29,24 @@ const files = tempFiles({
   }
 })
 
+// Every sequence of the corpus at once: one run per diagnostic path is enough to see them all.
+const hostileText = hostile.join(" | ")
+// A command-line argument cannot hold NUL; everything else of the corpus goes in.
+const hostileArg = hostileText.replaceAll("\x00", "")
+const hostileFiles = tempFiles({
+  "repeated-id.json": { questions: [{ id: hostileText, question: "A?" }, { id: hostileText, question: "B?" }] },
+  "repeated-label.json": { questions: [{ id: "q", question: "A?", options: [{ label: hostileText }, { label: hostileText }] }] },
+  "bad-value.json": { questions: [{ id: "q", question: "A?", multi_select: hostileText }] },
+  "not-json.json": `{ "questions": [${hostileText}`,
+  "one.json": { questions: [{ id: hostileText, question: "A?", options: [{ label: hostileText }, { label: "b" }] }] },
+  "answers-none.json": {},
+  "answers-two.json": { [hostileText]: [hostileText, "b"] },
+  "answers-unknown-label.json": { [hostileText]: { selected: [`not ${hostileText}`] } },
+  "answers-bad-key.json": { [hostileText]: 42 },
+  "answers-bad-item.json": { answers: [{ id: hostileText, selected: [hostileText], custom: 42 }] },
+  "answers-not-json.json": `{ "${hostileText}`
+})
+
 const running = new Set<Run>()
 afterEach(() => {
   for (const run of running) if (run.child.exitCode === null) process.kill(-run.child.pid!, "SIGKILL")
@@ -125,7 +143,7 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(run.stderr()).toContain("ASK_TIMEOUT")
     const bad = await runWith([files["request.json"]!, "--timeout", "soon"])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain("Invalid timeout")
+    expect(bad.stderr).toContain("--timeout \"soon\" is not valid")
   })
 
   it("SIGINT while waiting for an answer exits 130", async () => {
@@ -154,5 +172,96 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(result.code).toBe(0)
     expect(result.stderr).not.toMatch(unsafeChars)
     expect(JSON.parse(result.stdout).answers.map((a: { selected: Array<string> }) => a.selected[0])).toEqual(hostile)
+  })
+
+  it("every diagnostic that quotes the request, the answers file or the command line is inert", async () => {
+    const f = hostileFiles
+    const runs: ReadonlyArray<readonly [string, ReadonlyArray<string>, number]> = [
+      ["repeated question id", [f["repeated-id.json"]!], 2],
+      ["repeated label", [f["repeated-label.json"]!], 2],
+      ["value that does not decode", [f["bad-value.json"]!], 2],
+      ["request that is not JSON", [f["not-json.json"]!], 2],
+      ["question missing from --answers", [f["one.json"]!, "--answers", f["answers-none.json"]!], 1],
+      ["INVALID_ANSWER: two labels", [f["one.json"]!, "--answers", f["answers-two.json"]!], 1],
+      ["INVALID_ANSWER: not an option", [f["one.json"]!, "--answers", f["answers-unknown-label.json"]!], 1],
+      ["bad key in the answers file", [f["one.json"]!, "--answers", f["answers-bad-key.json"]!], 2],
+      ["bad item in answer JSON", [f["one.json"]!, "--answers", f["answers-bad-item.json"]!], 2],
+      ["answers file that is not JSON", [f["one.json"]!, "--answers", f["answers-not-json.json"]!], 2],
+      ["bad --timeout value", [f["one.json"]!, "--timeout", hostileArg], 2],
+      ["unknown flag", [`--${hostileArg}`], 2],
+      ["unexpected argument", [f["one.json"]!, hostileArg], 2]
+    ]
+    const results = await Promise.all(runs.map(([, args]) => runWith(args)))
+    runs.forEach(([what, , code], i) => {
+      const result = results[i]!
+      expect({ what, code: result.code }).toEqual({ what, code })
+      expect(result.stdout).toBe("")
+      expect(result.stderr.length, what).toBeGreaterThan(0)
+      expect(result.stderr, what).not.toMatch(unsafeChars)
+    })
+    // The quoted text is still there for a person to read, as visible escapes.
+    expect(results[0]!.stderr).toContain("\\x1b]52;c;")
+    expect(results[0]!.stderr).toContain("ye\\u200bs")
+  })
+
+  it("a usage error prints one line and a hint on stderr, nothing on stdout, exit 2, in every mode", async () => {
+    const cases = [["--bogus"], ["--timeout", "banana", files["request.json"]!], ["mcp", "--bogus"], ["acp", "--timeout", "banana"], ["demo", "--nope"]]
+    const results = await Promise.all(cases.map((args) => runWith(args)))
+    results.forEach((result, i) => {
+      expect({ args: cases[i], code: result.code, stdout: result.stdout }).toEqual({ args: cases[i], code: 2, stdout: "" })
+      const lines = result.stderr.trimEnd().split("\n")
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toMatch(/^ask-user: /)
+      expect(lines[1]).toMatch(/^Try 'ask-user( \w+)? --help'\.$/)
+    })
+    expect(results[1]!.stderr.split("\n")[0]).toBe(
+      "ask-user: --timeout \"banana\" is not valid: expected a duration such as 30s, 5m, 1h or \"5 minutes\"."
+    )
+    expect(results[2]!.stderr).toContain("Try 'ask-user mcp --help'.")
+  })
+
+  it("the usage line does not make the subcommand look required", async () => {
+    const help = await runWith(["--help"])
+    expect(help.stdout).toContain("ask-user [flags] [<file>]\n  ask-user <subcommand> [flags]")
+    expect(help.stdout).not.toContain("ask-user <subcommand> [flags] [<file>]")
+  })
+
+  it("SIGTERM, SIGHUP and SIGQUIT in line mode exit 128 + n", async () => {
+    const signals = [["SIGTERM", 143], ["SIGHUP", 129], ["SIGQUIT", 131], ["SIGINT", 130]] as const
+    await Promise.all(signals.map(async ([signal, code]) => {
+      const run = track(start([files["request.json"]!]))
+      await run.stderrContains("Which database?")
+      run.child.kill(signal)
+      expect({ signal, code: await run.exited }).toEqual({ signal, code })
+      expect(run.stdout()).toBe("")
+    }))
+  })
+
+  it("a byte-order mark at the start of the request and the answers file is accepted", async () => {
+    const bom = tempFiles({
+      "request.json": `\ufeff${JSON.stringify(request)}`,
+      "answers.json": `\ufeff${JSON.stringify({ db: "SQLite", features: ["auth"], name: "atlas" })}`
+    })
+    const result = await runWith([bom["request.json"]!, "--answers", bom["answers.json"]!])
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0]).toEqual({ id: "db", selected: ["SQLite"] })
+  })
+
+  it("--answers replays the answer JSON ask-user printed; a question named answers still works", async () => {
+    const first = await runWith([files["request.json"]!, "--answers", files["answers.json"]!])
+    const recorded = tempFiles({ "recorded.json": first.stdout })
+    const replay = await runWith([files["request.json"]!, "--answers", recorded["recorded.json"]!])
+    expect(replay.code).toBe(0)
+    expect(replay.stdout).toBe(first.stdout)
+    const named = tempFiles({
+      "request.json": { questions: [{ id: "answers", question: "Which?", multi_select: true, options: [{ label: "a" }, { label: "b" }] }] },
+      "labels.json": { answers: ["a", "b"] },
+      "label.json": { answers: "b" }
+    })
+    const labels = await runWith([named["request.json"]!, "--answers", named["labels.json"]!])
+    expect(JSON.parse(labels.stdout)).toEqual({ answers: [{ id: "answers", selected: ["a", "b"] }] })
+    const label = await runWith([named["request.json"]!, "--answers", named["label.json"]!])
+    expect(JSON.parse(label.stdout)).toEqual({ answers: [{ id: "answers", selected: ["b"] }] })
   })
 })

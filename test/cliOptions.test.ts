@@ -13,7 +13,7 @@ import {
   ProviderClosed,
   ProviderFailed
 } from "../src/UserInteractionError.js"
-import { answerItem } from "../src/cli/answersFile.js"
+import { answerItem, isAnswerJson } from "../src/cli/answersFile.js"
 import { describeFailure, exitCodeFor, exitCodeForCause } from "../src/cli/exitCodes.js"
 import { parseTimeout } from "../src/cli/options.js"
 
@@ -60,6 +60,12 @@ describe("ask-user exit statuses", () => {
   it("diagnostics name the code", () => {
     expect(describeFailure(new AskCancelled())).toBe("ask-user: ASK_CANCELLED: The human cancelled the request.")
   })
+
+  it("diagnostics quote model text inert, on one line", () => {
+    expect(describeFailure(new InvalidRequest({ message: "id \"\x1b]2;PWNED\x07\u200b\"\nnext" })))
+      .toBe("ask-user: INVALID_REQUEST: id \"\\x1b]2;PWNED\\x07\\u200b\" next")
+    expect(describeFailure(new Error("\x9b2J"))).toBe("ask-user: \\x9b2J")
+  })
 })
 
 describe("--answers file entries", () => {
@@ -71,5 +77,17 @@ describe("--answers file entries", () => {
     expect(answerItem(question, ["Postgres", "SQLite"])).toEqual({ id: "db", selected: ["Postgres", "SQLite"] })
     expect(answerItem(question, null)).toEqual({ id: "db", selected: [] })
     expect(answerItem(question, { custom: "later" })).toEqual({ id: "db", selected: [], custom: "later" })
+  })
+})
+
+describe("--answers file forms", () => {
+  it("the answer JSON is a non-empty array of objects under answers; anything else is keyed by question id", () => {
+    expect(isAnswerJson({ answers: [{ id: "db", selected: ["SQLite"] }] })).toBe(true)
+    expect(isAnswerJson({ answers: ["a", "b"] })).toBe(false)
+    expect(isAnswerJson({ answers: "a" })).toBe(false)
+    expect(isAnswerJson({ answers: null })).toBe(false)
+    expect(isAnswerJson({ answers: [] })).toBe(false)
+    expect(isAnswerJson({ db: "SQLite" })).toBe(false)
+    expect(isAnswerJson([{ id: "db" }])).toBe(false)
   })
 })

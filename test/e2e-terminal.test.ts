@@ -153,6 +153,20 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     }
   })
 
+  it("SIGTERM, SIGHUP and SIGQUIT during a prompt restore the terminal and exit 143, 129, 131", async () => {
+    const signals = [["SIGTERM", 143], ["SIGHUP", 129], ["SIGQUIT", 131]] as const
+    const panes = signals.map(() => open(`${askUser} ${files["request.json"]}`))
+    for (const [i, [signal]] of signals.entries()) {
+      await panes[i]!.waitFor((text) => text.includes("❯ Postgres"), "the question")
+      panes[i]!.signal(signal)
+    }
+    for (const [i, [signal, status]] of signals.entries()) {
+      const result = await panes[i]!.finished()
+      expect({ signal, status: result.status, stdout: result.stdout, cooked: result.cooked, cursorVisible: result.cursorVisible })
+        .toEqual({ signal, status, stdout: "", cooked: true, cursorVisible: true })
+    }
+  })
+
   it("--timeout ends an unanswered prompt with exit 4 and restores the terminal", async () => {
     const pane = open(`${askUser} --timeout 2s ${files["request.json"]}`)
     await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")

@@ -36,5 +36,11 @@ export const hostile: ReadonlyArray<string> = [
   "\u2066 LRI \u2067 RLI \u2068 FSI \u2069 PDI",
   "\x1b[6n device status report",
   "\x1b[21t report title",
-  "\x1b7\x1b[1;1Hsaved cursor\x1b8"
+  "\x1b7\x1b[1;1Hsaved cursor\x1b8",
+  "ye\u200bs (zero-width space)",
+  "\u200c ZWNJ \u200d ZWJ",
+  "\u200e LRM \u200f RLM",
+  "\u061c Arabic letter mark",
+  "line\u2028separator\u2029paragraph",
+  "\ufeff byte-order mark inside"
 ]

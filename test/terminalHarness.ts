@@ -79,4 +79,4 @@ export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function
 export const ownSequences = /\x1b\[\?25[lh]|\x1b\[2K|\x1b\[1A|\r|\x07/g
 
 /** Characters that must never reach a terminal from model text. */
-export const unsafeChars = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u
+export const unsafeChars = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/u

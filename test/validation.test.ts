@@ -38,6 +38,14 @@ describe("decodeRequest", () => {
     expect(labels.message).toContain("questions[0].options[2].label")
   })
 
+  it("refuses a question text that is only white space, naming where", () => {
+    for (const blank of [" ", "\t\n", "\u00a0 \u3000"]) {
+      const error = failure(decodeRequest({ questions: [{ id: "a", question: "A?" }, { id: "b", question: blank }] }))
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.message).toContain("questions[1].question")
+    }
+  })
+
   it("is EmptyQuestions for an empty batch", () => {
     expect(failure(decodeRequest({ questions: [] }))._tag).toBe("EmptyQuestions")
   })
@@ -50,6 +58,23 @@ describe("decodeRequestJson", () => {
     const expected = { questions: [{ id: "a", question: "A?", options: [{ label: "x" }], multiSelect: true }] }
     expect(snake).toEqual(Result.succeed(expected))
     expect(camel).toEqual(Result.succeed(expected))
+  })
+
+  it("refuses multi_select and multiSelect that disagree; agreeing ones are fine", () => {
+    for (const [snake, camel] of [[true, false], [false, true]]) {
+      const error = failure(decodeRequestJson({
+        questions: [{ id: "a", question: "A?" }, { id: "b", question: "B?", options: [{ label: "x" }], multi_select: snake, multiSelect: camel }]
+      }))
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.message).toContain("questions[1].multi_select")
+    }
+    expect(Result.isSuccess(decodeRequestJson({
+      questions: [{ id: "a", question: "A?", options: [{ label: "x" }], multi_select: true, multiSelect: true }]
+    }))).toBe(true)
+  })
+
+  it("refuses a question text that is only white space", () => {
+    expect(failure(decodeRequestJson({ questions: [{ id: "a", question: "   " }] })).message).toContain("questions[0].question")
   })
 
   it("keeps the agent and names bad paths", () => {

@@ -1,6 +1,8 @@
 /**
  * `ask-user --answers FILE`: answers from a file instead of a human, for CI
- * and evals. The file is a JSON object keyed by question id:
+ * and evals. The file is either the answer JSON `ask-user` itself prints
+ * (`{ "answers": [{ "id", "selected", "custom"? }, …] }`, so a recorded run
+ * replays as is) or a JSON object keyed by question id:
  *
  * ```json
  * { "target": "Staging",                 // an option label, or else free text
@@ -12,17 +14,20 @@
  * A string equal to one of the question's option labels selects it; any other
  * string is free text (`custom`). `{ "selected": [...], "custom": "..." }` is
  * passed through as written. A question the file does not mention fails the ask
- * (`PROVIDER_FAILED`), so a stale answers file is noticed.
+ * (`PROVIDER_FAILED`), so a stale answers file is noticed. A key `answers`
+ * holding a non-empty array of objects means the answer JSON; any other value
+ * under `answers` is the answer to a question of that id.
  *
  * @since 0.1.0
  */
 import { Effect, Layer, Schema } from "effect"
 import { readFileSync } from "node:fs"
-import type { AskUserQuestionAnswerItem, AskUserQuestionItem } from "../AskUserQuestion.js"
-import { formatIssue } from "../internal/schemaPath.js"
+import { AskUserQuestionAnswer, type AskUserQuestionAnswerItem, type AskUserQuestionItem } from "../AskUserQuestion.js"
+import { firstError, formatIssue } from "../internal/schemaPath.js"
 import { ScriptedProvider } from "../ScriptedProvider.js"
 import { InvalidRequest, ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { parseJsonText } from "./jsonText.js"
 
 /**
  * One scripted answer: a label or free text, several labels, an explicit
@@ -71,29 +76,60 @@ export const answerItem = (question: AskUserQuestionItem, answer: ScriptedAnswer
 }
 
 const decodeAnswersFile = Schema.decodeUnknownExit(AnswersFile)
+const decodeAnswerJson = Schema.decodeUnknownExit(AskUserQuestionAnswer)
 
 /**
- * Reads and decodes an answers file; `InvalidRequest` (exit 2) when it cannot
- * be read or does not decode.
+ * True when `json` is the answer JSON `ask-user` prints rather than an object
+ * keyed by question id: its `answers` is a non-empty array of objects (a
+ * question whose id is `answers` is answered with a label, labels, an object
+ * or `null`, never with an array of objects).
+ *
+ * @since 0.2.0
+ */
+export const isAnswerJson = (json: unknown): boolean => {
+  const answers = typeof json === "object" && json !== null ? (json as { readonly answers?: unknown }).answers : undefined
+  return Array.isArray(answers) && answers.length > 0 &&
+    answers.every((item) => typeof item === "object" && item !== null && !Array.isArray(item))
+}
+
+const invalidFile = (path: string, reason: string, cause?: unknown) =>
+  new InvalidRequest({ message: `Invalid answers file ${path}: ${reason}`, cause })
+
+/** The answer JSON as scripted answers keyed by id; a repeated id is refused, naming where. */
+const fromAnswerJson = (path: string, json: unknown): Effect.Effect<AnswersFile, InvalidRequest> => {
+  const exit = decodeAnswerJson(json)
+  if (exit._tag === "Failure") {
+    const error = firstError(exit)
+    return Effect.fail(invalidFile(path, error ? formatIssue(error.issue) : "could not decode", error))
+  }
+  const byId: Record<string, ScriptedAnswer> = {}
+  for (const [index, { id, ...answer }] of exit.value.answers.entries()) {
+    if (Object.hasOwn(byId, id)) return Effect.fail(invalidFile(path, `answers[${index}].id: repeats "${id}"`))
+    byId[id] = answer
+  }
+  return Effect.succeed(byId)
+}
+
+/**
+ * Reads and decodes an answers file (either form; a leading byte-order mark
+ * is ignored); `InvalidRequest` (exit 2) when it cannot be read or does not
+ * decode.
  *
  * @since 0.1.0
  */
 export const readAnswersFile = (path: string): Effect.Effect<AnswersFile, InvalidRequest> =>
   Effect.try({
-    try: () => JSON.parse(readFileSync(path, "utf8")) as unknown,
+    try: () => readFileSync(path, "utf8"),
     catch: (cause) =>
       new InvalidRequest({ message: `Cannot read answers file ${path}: ${(cause as Error).message}`, cause })
   }).pipe(
+    Effect.flatMap((text) => parseJsonText(text, `Invalid answers file ${path}`)),
     Effect.flatMap((json) => {
+      if (isAnswerJson(json)) return fromAnswerJson(path, json)
       const exit = decodeAnswersFile(json)
       if (exit._tag === "Success") return Effect.succeed(exit.value)
-      const error = exit.cause.reasons.find((reason) => reason._tag === "Fail")?.error
-      return Effect.fail(
-        new InvalidRequest({
-          message: `Invalid answers file ${path}: ${error ? formatIssue(error.issue) : "could not decode"}`,
-          cause: error
-        })
-      )
+      const error = firstError(exit)
+      return Effect.fail(invalidFile(path, error ? formatIssue(error.issue) : "could not decode", error))
     })
   )
 

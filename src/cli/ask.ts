@@ -11,6 +11,7 @@ import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQu
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, type UserInteractionError } from "../UserInteractionError.js"
+import { parseJsonText } from "./jsonText.js"
 import { type ProviderContext, providerFor, type ProviderFlags } from "./providerFor.js"
 
 /**
@@ -39,17 +40,14 @@ const readSource = (file: Option.Option<string>): Effect.Effect<string, InvalidR
   })
 
 /**
- * Parses and checks a request from JSON text: `InvalidRequest` naming the
- * path, or `EmptyQuestions`.
+ * Parses and checks a request from JSON text (a leading byte-order mark is
+ * ignored): `InvalidRequest` naming the path, or `EmptyQuestions`.
  *
  * @since 0.1.0
  */
 export const parseRequest = (source: string): Effect.Effect<AskUserQuestionRequest, UserInteractionError> =>
   Effect.flatMap(
-    Effect.try({
-      try: () => JSON.parse(source) as unknown,
-      catch: (cause) => new InvalidRequest({ message: `Invalid request: not JSON (${(cause as Error).message})`, cause })
-    }),
+    parseJsonText(source, "Invalid request"),
     (json) => Result.match(decodeRequestJson(json), { onFailure: Effect.fail, onSuccess: Effect.succeed })
   )
 

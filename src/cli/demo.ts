@@ -11,6 +11,7 @@ import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQu
 import { askThroughModelTurn } from "./toolScriptedTurn.js"
 import { UserInteraction } from "../UserInteraction.js"
 import type { UserInteractionError } from "../UserInteractionError.js"
+import { sanitizeLine } from "../internal/sanitize.js"
 import { providerFor, type ProviderFlags } from "./providerFor.js"
 
 /**
@@ -51,19 +52,20 @@ export const demoRequest: AskUserQuestionRequest = {
 }
 
 /**
- * One line that tells the human what the agent will do with the answer.
+ * One line that tells the human what the agent will do with the answer
+ * (made inert: free text may come from an answers file).
  *
  * @since 0.1.0
  */
 export const summarize = (answer: AskUserQuestionAnswer): string =>
-  "demo agent: " + answer.answers.map((item) => {
+  "demo agent: " + sanitizeLine(answer.answers.map((item) => {
     const value = item.custom !== undefined
       ? JSON.stringify(item.custom)
       : item.selected.length === 0
       ? "(skipped)"
       : item.selected.join(" + ")
     return `${item.id} = ${value}`
-  }).join("; ")
+  }).join("; "))
 
 /**
  * Runs the demo.

@@ -8,6 +8,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as CliError from "effect/cli/CliError"
+import { sanitizeLine } from "../internal/sanitize.js"
 import { HarnessError } from "../UserInteractionError.js"
 
 /**
@@ -30,7 +31,7 @@ export const ExitCode = {
   notPending: 5,
   /** `answer`, `cancel`, `decline`, `status`: no durable ask has this id. */
   unknownAsk: 6,
-  /** Ctrl+C or SIGINT/SIGTERM. */
+  /** Ctrl+C or SIGINT (128 + 2); other signals end with 128 + their number (see `signals.ts`). */
   interrupted: 130
 } as const
 
@@ -71,15 +72,20 @@ export const exitCodeForCause = (cause: Cause.Cause<unknown>): ExitCode =>
   Cause.hasInterruptsOnly(cause) ? ExitCode.interrupted : exitCodeFor(Cause.squash(cause))
 
 /**
- * The one-paragraph diagnostic for a failure, as printed on stderr:
- * `ask-user: ASK_CANCELLED: The human cancelled the request.`
+ * The one-line diagnostic for a failure, as printed on stderr:
+ * `ask-user: ASK_CANCELLED: The human cancelled the request.` Messages quote
+ * the request and the answers file (ids, labels, JSON parse errors that echo
+ * input bytes), which a model wrote: they are made inert like the prompts.
  *
  * @since 0.1.0
  */
 export const describeFailure = (error: unknown): string => {
-  if (error instanceof HarnessError) return `ask-user: ${error.code}: ${error.message}`
-  if (error instanceof Error) return `ask-user: ${error.message}`
-  return `ask-user: ${String(error)}`
+  const message = error instanceof HarnessError
+    ? `${error.code}: ${error.message}`
+    : error instanceof Error
+    ? error.message
+    : String(error)
+  return `ask-user: ${sanitizeLine(message)}`
 }
 
 /**

@@ -9,15 +9,16 @@
  * @since 0.1.0
  */
 // Subpath imports: the package's index also loads its HTTP, Redis and worker modules (hundreds of files).
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 // Module subpaths rather than the "effect" and "effect/cli" indexes: fewer modules load at start-up.
 import * as Cause from "effect/Cause"
 import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { packageVersion } from "../internal/packageVersion.js"
 import { webFlags } from "./webFlags.js"
 import { acpCommand } from "./acpCommand.js"
@@ -26,7 +27,8 @@ import { durableCommands, durableFlags } from "./durableCommands.js"
 import { exitCodeForCause, printFailure } from "./exitCodes.js"
 import { mcpCommand } from "./mcpCommand.js"
 import * as Options from "./options.js"
-
+import { runMain } from "./signals.js"
+import { presenter } from "./usage.js"
 
 const askUser = Command.make("ask-user", {
   file: Argument.String("file").pipe(
@@ -43,8 +45,9 @@ const askUser = Command.make("ask-user", {
 }, (config) => Effect.flatMap(Effect.promise(() => import("./ask.js")), (ask) => ask.run(config))).pipe(
   Command.withDescription(
     "Ask a human the questions of an AskUserQuestionRequest and print the answer JSON on stdout.\n" +
-      "Exit status: 0 answered, 1 other failure, 2 bad request, 3 cancelled or declined, 4 timeout, 130 interrupted\n" +
-      "(durable commands: 5 not pending, 6 unknown id)."
+      "Exit status: 0 answered, 1 other failure, 2 bad request or command line, 3 cancelled or declined, 4 timeout, " +
+      "128 + n on signal n (130 Ctrl+C or SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT);\n" +
+      "durable commands: 5 not pending, 6 unknown id."
   ),
   Command.withSubcommands([demoCommand, acpCommand, mcpCommand, ...durableCommands])
 )
@@ -54,14 +57,15 @@ const main = Command.run(askUser, { version: packageVersion }).pipe(
     Effect.sync(() => {
       if (Cause.hasInterruptsOnly(cause)) return
       const error = Cause.squash(cause)
-      // effect/cli has already rendered its own parse errors.
+      // The presenter has already reported command-line errors (one line on stderr, see usage.ts).
       if (!CliError.isCliError(error)) printFailure(error)
     })
   ),
-  Effect.provide(NodeServices.layer)
+  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter)))
 )
 
-NodeRuntime.runMain(main, {
+// Every ending signal restores the terminal and exits 128 + its number (signals.ts).
+runMain(main, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? 0 : exitCodeForCause(exit.cause))
 })

@@ -37,7 +37,8 @@ export const timeout: Flag.Flag<Option.Option<Duration.Duration>> = Flag.String(
   Flag.withMetavar("DURATION"),
   Flag.filterMap(
     parseTimeout,
-    (text) => `Invalid timeout "${text}": use 30s, 5m, 1h or an Effect duration such as "5 minutes".`
+    // effect/cli quotes the value; usage.ts turns this into one sentence.
+    () => "Expected a duration such as 30s, 5m, 1h or \"5 minutes\""
   ),
   Flag.withDescription("Give up after this long without an answer (exit 4): 30s, 5m, 1h, \"5 minutes\"."),
   Flag.optional

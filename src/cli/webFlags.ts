@@ -33,7 +33,7 @@ export const webFlags = {
     Flag.withMetavar("N"),
     Flag.filterMap(
       (port) => Number.isInteger(port) && port >= 0 && port <= 65535 ? Option.some(port) : Option.none(),
-      (port) => `Invalid port ${port}: use 0 (any free port) to 65535.`
+      () => "Expected a port from 0 (any free port) to 65535"
     ),
     Flag.withDescription("With --web: the port to listen on (default 0, any free port)."),
     Flag.optional
@@ -47,7 +47,7 @@ export const webFlags = {
     Flag.withMetavar("TOKEN"),
     Flag.filterMap(
       (token) => /^[\x21-\x7e]+$/.test(token) ? Option.some(token) : Option.none(),
-      () => "Invalid token: use printable ASCII without spaces."
+      () => "Expected printable ASCII without spaces"
     ),
     Flag.withDescription("With --web: the token every request must carry (default: random)."),
     Flag.optional

@@ -51,7 +51,11 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
             input.off("keypress", onKeypress)
             input.off("end", onEnd)
             if (!input.destroyed) {
-              input.setRawMode(false)
+              try {
+                input.setRawMode(false)
+              } catch {
+                // The terminal hung up (SIGHUP): there is no mode left to restore.
+              }
               input.pause()
             }
           })
@@ -97,6 +101,10 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
   })
 }
 
+// Writes to a terminal that hung up fail with EIO: `display` reports that through its callback,
+// and the stream's own "error" event must not crash the process while it restores the terminal.
+const ignoringHangUp = (output: tty.WriteStream): tty.WriteStream => output.on("error", () => {})
+
 /**
  * Opens the controlling terminal (`/dev/tty`) for reading keys and drawing,
  * closed with the scope; `None` when the process has no controlling terminal.
@@ -111,7 +119,7 @@ export const openControllingTerminal: Effect.Effect<Option.Option<TerminalStream
           return Option.none<TerminalStreams>()
         }
         const input = new tty.ReadStream(inputFd)
-        const output = new tty.WriteStream(fs.openSync("/dev/tty", "w"))
+        const output = ignoringHangUp(new tty.WriteStream(fs.openSync("/dev/tty", "w")))
         return Option.some<TerminalStreams>({ input, output })
       } catch {
         return Option.none<TerminalStreams>()
@@ -133,7 +141,7 @@ export const openTerminalOutput: Effect.Effect<Option.Option<TerminalOutput>, ne
   .acquireRelease(
     Effect.sync(() => {
       try {
-        return Option.some<TerminalOutput>(new tty.WriteStream(fs.openSync("/dev/tty", "w")))
+        return Option.some<TerminalOutput>(ignoringHangUp(new tty.WriteStream(fs.openSync("/dev/tty", "w"))))
       } catch {
         return Option.none<TerminalOutput>()
       }

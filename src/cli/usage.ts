@@ -1,0 +1,65 @@
+/**
+ * How `ask-user` talks about its own command line: `--help` on stdout, and a
+ * usage error (unknown flag, bad value) as one line and a hint on stderr with
+ * nothing on stdout, which in `mcp` and `acp` mode is the protocol's channel.
+ * effect/cli's default presenter would print the whole help on stdout.
+ *
+ * @since 0.2.0
+ */
+import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
+import type * as HelpDoc from "effect/cli/HelpDoc"
+import * as Effect from "effect/Effect"
+import { sanitizeLine } from "../internal/sanitize.js"
+
+/**
+ * One plain sentence for a command-line error. Values typed on the command
+ * line are quoted inert, as they may come from a model's tool call.
+ *
+ * @since 0.2.0
+ */
+export const describeUsageError = (error: CliError.CliError): string => {
+  if (error instanceof CliError.InvalidValue) {
+    const what = error.kind === "argument" ? `<${error.option}>` : `--${error.option}`
+    if (error.value.length === 0) return `${what} needs a value.`
+    const expected = error.expected.replace(/^Expected:?\s*/, "").replace(/\.$/, "")
+    return `${what} ${JSON.stringify(error.value)} is not valid: expected ${expected}.`
+  }
+  return error.message
+}
+
+/** The usage error line and the hint that follows it. */
+const usageErrorText = (event: CliOutput.Presenter.InvalidInvocation): string => {
+  const first = event.errors[0]
+  const line = first === undefined ? "invalid command line." : describeUsageError(first)
+  return `ask-user: ${sanitizeLine(line)}\nTry '${event.commandPath.join(" ")} --help'.\n`
+}
+
+// effect/cli writes `ask-user <subcommand> [flags] [<file>]`, which makes the subcommand look
+// required: the root asks a FILE, a subcommand is another way to run the program.
+const withUsageLines = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
+  if (!doc.usage.includes(" <subcommand>")) return doc
+  const own = doc.usage.replace(" <subcommand>", "")
+  const path = doc.usage.slice(0, doc.usage.indexOf(" <subcommand>"))
+  return { ...doc, usage: `${own}\n  ${path} <subcommand> [flags]` }
+}
+
+/**
+ * The presenter `ask-user` runs its command with: help and version as
+ * effect/cli prints them (with the usage line split), usage errors as one
+ * line on stderr.
+ *
+ * @since 0.2.0
+ */
+export const presenter: CliOutput.Presenter = {
+  present: (event) => {
+    switch (event._tag) {
+      case "InvalidInvocation":
+        return Effect.sync(() => void process.stderr.write(usageErrorText(event)))
+      case "Help":
+        return CliOutput.defaultPresenter.present({ ...event, helpDoc: withUsageLines(event.helpDoc) })
+      case "Version":
+        return CliOutput.defaultPresenter.present(event)
+    }
+  }
+}
