@@ -4,14 +4,13 @@
  * whose elicitation handler plays the human.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { spawn } from "node:child_process"
 import { Effect, Exit, Scope } from "effect"
 import { type AskUserQuestionRequest, toElicitationContent } from "effect-user-interaction"
-import { askUserBin, type Human, overStdio, waitFor } from "./support/mcpClient.js"
+import { askUserBin, type Human, overStdio, type Reply, waitFor } from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
-const accept = (content: ElicitResult["content"]): ElicitResult => ({ action: "accept", content })
+const accept = (content: Record<string, unknown>): Reply => ({ action: "accept", content })
 const errorCode = (json: any) => ({ name: json.name, code: json.code })
 
 /** A human who gives the scripted replies in turn. */
@@ -98,7 +97,7 @@ describe("ask-user mcp over stdio", () => {
 
   it.live("two concurrent tool calls never get each other's answers; closing the client ends the server", () =>
     Effect.gen(function*() {
-      const waiting: Array<{ readonly message: string; readonly reply: (r: ElicitResult) => void }> = []
+      const waiting: Array<{ readonly message: string; readonly reply: (r: Reply) => void }> = []
       const scope = yield* Scope.make()
       yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
       const h = yield* overStdio([], {

@@ -2,36 +2,61 @@
  * `ask-user mcp`: an MCP server on stdio with the one tool
  * `ask_user_question`, answered through the connected client's own form
  * (`McpProvider`). stdout carries nothing but the protocol; diagnostics go to
- * stderr. The server runs until the client closes stdin.
+ * stderr. The server runs until the client closes stdin; a client that goes
+ * away mid-question ends it quietly (exit 0).
  *
  * @since 0.1.0
  */
 import { type Duration, Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import * as Options from "./options.js"
+import { sanitizeLine } from "../internal/sanitize.js"
 import { consoleOnStderr } from "./protocolStdout.js"
 
-/** Completes when stdin ends: the MCP client went away (the SDK's stdio transport does not notice). */
-const stdinEnded = Effect.callback<void>((resume) => {
-  const done = () => resume(Effect.void)
-  if (process.stdin.readableEnded) return done()
-  process.stdin.once("end", done)
-  process.stdin.once("close", done)
-  return Effect.sync(() => {
-    process.stdin.off("end", done)
-    process.stdin.off("close", done)
-  })
-})
+/**
+ * Errors that only say the client went away (its end of a pipe closed while
+ * we wrote): the connection closing already ends the server, so they are not
+ * reported, and they must never crash the process as unhandled `error` events.
+ */
+const isClientGone = (error: unknown): boolean => {
+  const code = (error as { readonly code?: unknown } | null)?.code
+  return code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || code === "ECONNRESET"
+}
+
+/**
+ * For the lifetime of the scope, write failures on stdout and stderr are
+ * observed (a client killed mid-question closes both pipes; an unobserved
+ * `error` event would end the process with a stack trace), and the program
+ * reports at most one connection error on stderr.
+ */
+const quietWhenTheClientGoes = Effect.acquireRelease(
+  Effect.sync(() => {
+    let reported = false
+    const ignore = () => undefined
+    process.stdout.on("error", ignore)
+    process.stderr.on("error", ignore)
+    const report = (error: Error) => {
+      if (reported || isClientGone(error)) return
+      reported = true
+      process.stderr.write(`ask-user mcp: ${sanitizeLine(error.message)}\n`)
+    }
+    return { ignore, report }
+  }),
+  ({ ignore }) =>
+    Effect.sync(() => {
+      process.stdout.off("error", ignore)
+      process.stderr.off("error", ignore)
+    })
+)
 
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
-    const [{ serveAskUser }, { StdioServerTransport }] = yield* Effect.promise(() =>
-      Promise.all([import("../mcp/server.js"), import("@modelcontextprotocol/sdk/server/stdio.js")])
-    )
-    const served = yield* serveAskUser(new StdioServerTransport(), { timeout: Option.getOrUndefined(timeout) })
-    served.server.server.onerror = (error) => process.stderr.write(`ask-user mcp: ${error.message}\n`)
-    yield* Effect.raceFirst(served.closed, stdinEnded)
+    const { report } = yield* quietWhenTheClientGoes
+    const { serveAskUser } = yield* Effect.promise(() => import("../mcp/server.js"))
+    const served = yield* serveAskUser(undefined, { timeout: Option.getOrUndefined(timeout), onerror: report })
+    // The SDK's stdio transport closes the connection when stdin ends or stdout fails.
+    yield* served.closed
   }).pipe(Effect.scoped)
 
 /**

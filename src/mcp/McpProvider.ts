@@ -1,64 +1,53 @@
 /**
  * Asks the human behind an MCP client (Claude Code, VS Code, Cursor, ...)
- * through the client's own form: MCP form elicitation
- * (`elicitation/create`), one form per request, the same form as
- * `AcpProvider` (see `ElicitationForm`).
+ * through the client's own form: MCP form elicitation, one form per
+ * request, the same form as `AcpProvider` (see `ElicitationForm`), on every
+ * protocol era the SDK's v2 server serves:
+ *
+ * - 2026-07-28: the form rides the tool call's `input_required` result and
+ *   the client's retry brings the reply (`McpProvider.handleToolCall` runs
+ *   the tool's handler across those calls);
+ * - 2025-11-25: an `elicitation/create` request pushed to the client;
+ * - 2025-06-18: the same, with the form in that revision's schema.
  *
  * ```ts
- * const mcp = new McpServer({ name: "my-agent-tools", version: "1.0.0" })
- * const layer = UserInteraction.layerWith(McpProvider.layer(mcp))
+ * const server = new McpServer({ name: "my-agent-tools", version: "1.0.0" })
+ * const layer = UserInteraction.layerWith(McpProvider.layer(server))
  * ```
  *
  * Outcomes: accept -> the answer (held to the answer rules); decline ->
- * `AskDeclined`; cancel -> `AskCancelled`; a client without form elicitation
- * -> `ProviderFailed` before anything is sent; content that breaks the form
- * (including the SDK's own schema check, -32602) -> `InvalidAnswer`; any
- * other transport or client error -> `ProviderFailed`. No SDK request timeout
- * ends a human's answer: only the seam's `timeout` does. Interrupting the ask
- * sends `notifications/cancelled` for its elicitation.
+ * `AskDeclined`; cancel -> `AskCancelled`; a client without form
+ * elicitation -> `ProviderFailed` before anything is sent; content that
+ * breaks the form -> `InvalidAnswer`; a client error or a closed connection
+ * -> `ProviderFailed`. No SDK request timeout ends a human's answer: only
+ * the seam's `timeout` does. Interrupting a 2025-era ask sends
+ * `notifications/cancelled` for its elicitation.
  *
  * @since 0.1.0
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { RequestId } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Effect, Layer } from "effect"
-import { elicit, pingNow, supportsFormElicitation } from "./elicit.js"
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  McpServer,
+  ProtocolError,
+  Server,
+  ServerContext
+} from "@modelcontextprotocol/server"
+import { Effect, Layer } from "effect"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
-
-/**
- * The MCP request an ask comes from, usually the `tools/call` being handled
- * (`extra.requestId` in an SDK request handler). When set around an ask,
- * `McpProvider` sends its elicitation as related to that request, which
- * Streamable HTTP uses to deliver it on that request's stream. Over stdio it
- * changes nothing.
- *
- * ```ts
- * UserInteraction.ask(request).pipe(Effect.provideService(McpToolCall, { requestId: extra.requestId }))
- * ```
- *
- * @since 0.1.0
- */
-export const McpToolCall = Context.Reference<{ readonly requestId: RequestId } | undefined>(
-  "effect-user-interaction/McpToolCall",
-  { defaultValue: () => undefined }
-)
+import { currentForm, fromElicitResult, missingFormSupport, pingNow, pushElicitation } from "./elicit.js"
+import { McpToolCall } from "./McpToolCall.js"
+import { McpToolCalls } from "./McpToolCalls.js"
 
 const lowLevel = (server: McpServer | Server): Server => "server" in server ? server.server : server
 
-/**
- * A provider that asks through the MCP client connected to `server` (the
- * high-level `McpServer` or its low-level `Server`). The server may be
- * connected before or after the layer is built; each ask needs a client that
- * has completed `initialize` with `capabilities.elicitation` (`{ form: {} }`,
- * or `{}`, which MCP reads as form support).
- *
- * @since 0.1.0
- */
-const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider> =>
+const outsideToolCall = new ProviderFailed({
+  message: "A 2026-07-28 MCP client can only be asked from a tool call run by McpProvider.handleToolCall."
+})
+
+const providerLayer = (sdk: Server): Layer.Layer<UserInteractionProvider> =>
   Layer.sync(UserInteractionProvider, () => {
-    const sdk = lowLevel(server)
     let idZeroTaken = false
     const takeIdZero = Effect.suspend(() => {
       if (idZeroTaken) return Effect.void
@@ -68,16 +57,58 @@ const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider>
     return UserInteractionProvider.of({
       ask: (request) =>
         Effect.gen(function*() {
-          if (!supportsFormElicitation(sdk)) {
-            return yield* new ProviderFailed({
-              message: "The MCP client cannot show forms: it did not advertise capabilities.elicitation."
-            })
+          const call = yield* McpToolCall
+          if (call?.requestInput !== undefined) {
+            const missing = missingFormSupport(call.capabilities)
+            if (missing !== undefined) return yield* missing
+            const form = currentForm(request)
+            return yield* fromElicitResult(request, form, yield* call.requestInput(form.params))
           }
+          if ((sdk.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28") return yield* outsideToolCall
+          const missing = missingFormSupport(sdk.getClientCapabilities())
+          if (missing !== undefined) return yield* missing
           yield* takeIdZero
-          const toolCall = yield* McpToolCall
-          return yield* elicit(sdk, request, toolCall?.requestId)
+          return yield* pushElicitation(sdk, request, call?.requestId)
         })
     })
+  })
+
+/**
+ * A provider that asks through the MCP client connected to `server` (the
+ * high-level `McpServer` or its low-level `Server`), and the `McpToolCalls`
+ * runner for that server's tool handlers. The server may be connected
+ * before or after the layer is built. A 2025-era client needs
+ * `capabilities.elicitation` from `initialize` (`{ form: {} }`, or `{}`,
+ * which MCP reads as form support); a 2026-07-28 client declares it on the
+ * tool call itself.
+ *
+ * @since 0.1.0
+ */
+const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider | McpToolCalls> => {
+  const sdk = lowLevel(server)
+  return Layer.merge(providerLayer(sdk), McpToolCalls.layer(sdk))
+}
+
+/**
+ * Runs a tool's handler as the answer to its `tools/call` (`ctx` is the SDK
+ * handler's second argument), so that the handler's asks reach the client
+ * on whatever era it speaks: on 2026-07-28 the result may be
+ * `input_required`, and the client's retry resumes the handler.
+ *
+ * ```ts
+ * server.setRequestHandler("tools/call", (request, ctx) =>
+ *   runtime.runPromise(McpProvider.handleToolCall(ctx, deploy(request.params.arguments))))
+ * ```
+ *
+ * @since 0.3.0
+ */
+const handleToolCall = <E, R>(
+  ctx: ServerContext,
+  handler: Effect.Effect<CallToolResult, E, R>
+): Effect.Effect<CallToolResult | InputRequiredResult, E | ProtocolError, R | McpToolCalls> =>
+  Effect.gen(function*() {
+    const calls = yield* McpToolCalls
+    return yield* calls.handle(ctx, handler)
   })
 
 /**
@@ -86,5 +117,6 @@ const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider>
  * @since 0.1.0
  */
 export const McpProvider = {
-  layer
+  layer,
+  handleToolCall
 } as const

@@ -1,21 +1,33 @@
 /**
- * One MCP form elicitation for one request: the wire call on the SDK's
- * `Server` and the mapping of its outcomes to the seam's answer or errors.
+ * One MCP form elicitation for one request: which form a client gets (by the
+ * protocol revision it speaks), the 2025-era push call on the SDK's `Server`,
+ * and the mapping of the client's reply to the seam's answer or errors, with
+ * failure messages short enough for a model to read.
  *
  * @internal
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { ErrorCode, type ElicitResult, McpError, type RequestId } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestId,
+  SdkError,
+  SdkErrorCode,
+  type Server
+} from "@modelcontextprotocol/server"
 import { Effect, Result } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
 import {
   AskCancelled,
   AskDeclined,
-  InvalidAnswer,
+  type InvalidAnswer,
   ProviderFailed,
   type UserInteractionError
 } from "../UserInteractionError.js"
+import { fromContent20250618, toForm20250618 } from "./form20250618.js"
 
 /**
  * The SDK arms a timer on every request (60 s by default). A human may take
@@ -25,33 +37,74 @@ import {
  */
 export const sdkRequestTimeoutMillis = 2_147_483_647
 
-/** True when the client advertised form elicitation (`{}` is the older spelling of `{ form: {} }`). */
-export const supportsFormElicitation = (server: Server): boolean => {
-  const elicitation = server.getClientCapabilities()?.elicitation
-  if (elicitation === undefined || elicitation === null) return false
-  return elicitation.form !== undefined || Object.keys(elicitation).length === 0
-}
-
-const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
+/** The longest failure message a model is shown (SPEC "Protocol eras"). */
+export const maxMessageLength = 300
 
 /**
- * The SDK checks accepted content against the form's schema itself and
- * rejects with `InvalidParams` (-32602); that is the human's answer breaking
- * the form, not the transport failing.
+ * A message fit for a model: the first line of `text`, white space collapsed,
+ * cut to `max` characters. Client and SDK errors can carry multi-kilobyte
+ * validator dumps; the model needs the cause, not the dump.
  */
-const elicitationFailure = (error: unknown): UserInteractionError =>
-  error instanceof McpError && error.code === ErrorCode.InvalidParams
-    ? new InvalidAnswer({ message: `The MCP client's answer does not fit the form: ${error.message}`, cause: error })
-    : new ProviderFailed({ message: `The MCP elicitation failed: ${messageOf(error)}`, cause: error })
+export const brief = (text: string, max: number = maxMessageLength): string => {
+  const line = (text.split("\n", 1)[0] ?? "").replace(/\s+/g, " ").trim()
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`
+}
+
+/**
+ * Why a client with these capabilities cannot be shown a form, or
+ * `undefined` when it can: `form` present, or a bare `{}` (MCP's spelling
+ * before modes existed) is form support; URL mode alone is not.
+ */
+export const missingFormSupport = (capabilities: ClientCapabilities | undefined): ProviderFailed | undefined => {
+  const elicitation = capabilities?.elicitation
+  if (elicitation === undefined || elicitation === null) {
+    return new ProviderFailed({
+      message: "The MCP client cannot show forms: it did not advertise capabilities.elicitation."
+    })
+  }
+  if (elicitation.form !== undefined || Object.keys(elicitation).length === 0) return undefined
+  return new ProviderFailed({
+    message: elicitation.url !== undefined
+      ? "The MCP client supports only URL-mode elicitation, not the form elicitation this question needs."
+      : "The MCP client cannot show forms: its capabilities.elicitation does not include form."
+  })
+}
+
+/** A form as it goes on the wire, with the way back from its content to an answer. */
+export interface WireForm {
+  readonly params: ElicitRequestFormParams
+  readonly read: (request: AskUserQuestionRequest, content: unknown) => Result.Result<AskUserQuestionAnswer, InvalidAnswer>
+}
+
+/** The shared form (2025-11-25 and 2026-07-28: titled `oneOf`, `items.anyOf`, `mode: "form"`). */
+export const currentForm = (request: AskUserQuestionRequest): WireForm => ({
+  params: { mode: "form", ...toElicitationForm(request) },
+  read: fromElicitationContent
+})
+
+/** The 2025-06-18 form (`enum` + `enumNames`, one checkbox per option, no `mode`). */
+export const form20250618 = (request: AskUserQuestionRequest): WireForm => ({
+  params: toForm20250618(request) as ElicitRequestFormParams,
+  read: fromContent20250618
+})
+
+/**
+ * The form a client speaking `protocolVersion` understands: revisions before
+ * 2025-11-25 (elicitation came in 2025-06-18) get that revision's schema.
+ * Revision names are ISO dates, so they compare as strings.
+ */
+export const formFor = (request: AskUserQuestionRequest, protocolVersion: string | undefined): WireForm =>
+  protocolVersion !== undefined && protocolVersion < "2025-11-25" ? form20250618(request) : currentForm(request)
 
 /** Maps the client's reply to the answer, or to the seam's error for decline and cancel. */
 export const fromElicitResult = (
   request: AskUserQuestionRequest,
-  result: ElicitResult
+  form: WireForm,
+  result: Pick<ElicitResult, "action" | "content">
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
   switch (result.action) {
     case "accept": {
-      const answer = fromElicitationContent(request, result.content ?? {})
+      const answer = form.read(request, result.content ?? {})
       return Result.isSuccess(answer) ? Effect.succeed(answer.success) : Effect.fail(answer.failure)
     }
     case "decline":
@@ -61,35 +114,64 @@ export const fromElicitResult = (
   }
 }
 
+const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
+
 /**
- * Sends the request's form and waits for the human. Interruption aborts the
- * SDK request, which puts `notifications/cancelled` on the wire.
- * `relatedRequestId` ties the elicitation to the request it serves (the
- * `tools/call`), for transports that route by it.
+ * A failed elicitation in words: the connection going away, the client
+ * refusing the form, or its form failing, each with at most a short excerpt
+ * of what the client said (`cause` keeps all of it).
  */
-export const elicit = (
+export const elicitationFailure = (error: unknown): ProviderFailed => {
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+    return new ProviderFailed({ message: "The MCP client went away before answering the form.", cause: error })
+  }
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
+    return new ProviderFailed({
+      message: brief(`The MCP client rejected the form as invalid: ${messageOf(error)}`, 160),
+      cause: error
+    })
+  }
+  return new ProviderFailed({ message: brief(`The MCP client's form failed: ${messageOf(error)}`, 160), cause: error })
+}
+
+/**
+ * Sends the request's form as an `elicitation/create` request (the 2025-era
+ * push path) and waits for the human. Interruption aborts the SDK request,
+ * which puts `notifications/cancelled` on the wire. `relatedRequestId` ties
+ * the elicitation to the request it serves (the `tools/call`), for
+ * transports that route by it.
+ *
+ * The request goes through `Server.request` rather than `elicitInput`:
+ * `elicitInput` refuses a bare `capabilities.elicitation: {}` (which MCP
+ * reads as form support) and checks accepted content against the schema
+ * itself, refusing an empty choice whose "Other" field is filled in before
+ * the answer rules see it.
+ */
+export const pushElicitation = (
   server: Server,
   request: AskUserQuestionRequest,
   relatedRequestId: RequestId | undefined
-): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
-  Effect.tryPromise({
+): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
+  const form = formFor(request, server.getNegotiatedProtocolVersion())
+  return Effect.tryPromise({
     try: (signal) =>
-      server.elicitInput(
-        { mode: "form", ...toElicitationForm(request) },
+      server.request(
+        { method: "elicitation/create", params: form.params },
         relatedRequestId === undefined
           ? { signal, timeout: sdkRequestTimeoutMillis }
           : { signal, timeout: sdkRequestTimeoutMillis, relatedRequestId }
       ),
     catch: elicitationFailure
-  }).pipe(Effect.flatMap((result) => fromElicitResult(request, result)))
+  }).pipe(Effect.flatMap((result) => fromElicitResult(request, form, result)))
+}
 
 /**
- * Sends a ping and waits for its reply. Sent once before the first
- * elicitation: SDK 1.32.2 ignores `notifications/cancelled` for request id 0
- * (a falsy check), and a server's first request gets id 0; the ping takes
- * that id, so every elicitation can be cancelled. The SDK numbers a request
- * synchronously when it is sent, so the id is taken when this function is
- * called, not when the returned effect runs.
+ * Sends a ping and waits for its reply. Sent once before the first 2025-era
+ * elicitation: SDK 1.32.2 clients ignore `notifications/cancelled` for
+ * request id 0 (a falsy check), and a server's first request gets id 0; the
+ * ping takes that id, so every elicitation can be cancelled. The SDK numbers
+ * a request synchronously when it is sent, so the id is taken when this
+ * function is called, not when the returned effect runs.
  */
 export const pingNow = (server: Server): Effect.Effect<void, ProviderFailed> => {
   const reply = server.ping()
@@ -97,6 +179,7 @@ export const pingNow = (server: Server): Effect.Effect<void, ProviderFailed> => 
   reply.catch(() => undefined)
   return Effect.tryPromise({
     try: () => reply,
-    catch: (error) => new ProviderFailed({ message: `The MCP client did not answer a ping: ${messageOf(error)}`, cause: error })
+    catch: (error) =>
+      new ProviderFailed({ message: brief(`The MCP client did not answer a ping: ${messageOf(error)}`), cause: error })
   }).pipe(Effect.asVoid)
 }

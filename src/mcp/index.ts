@@ -1,7 +1,11 @@
 /**
  * `effect-user-interaction/mcp`: the Model Context Protocol surface.
- * `McpProvider` asks the human behind an MCP client through form elicitation.
+ * `McpProvider` asks the human behind an MCP client through form elicitation,
+ * on every protocol era; `McpToolCalls` runs tool handlers across a
+ * 2026-07-28 client's `input_required` rounds.
  *
  * @since 0.2.0
  */
-export { McpProvider, McpToolCall } from "./McpProvider.js"
+export { McpProvider } from "./McpProvider.js"
+export { type ElicitReply, McpToolCall, type McpToolCallInfo } from "./McpToolCall.js"
+export { McpToolCalls } from "./McpToolCalls.js"

@@ -7,26 +7,27 @@
  *
  * @internal
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   type CallToolResult,
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type RequestId,
-  type Tool as McpTool
-} from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Context, Deferred, type Duration, Effect, FiberSet, Layer, Option, Result, type Scope } from "effect"
+  type InputRequiredResult,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+  type Tool as McpTool,
+  type Transport
+} from "@modelcontextprotocol/server"
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio"
+import { Cause, Context, Deferred, type Duration, Effect, Exit, FiberSet, Layer, Option, Result, Scope } from "effect"
 import { Tool } from "effect/ai"
-import { requestFromToolArgs } from "../internal/toolCall.js"
 import { AskUserQuestionTool } from "../AskUserQuestionTool.js"
-import { McpProvider, McpToolCall } from "./McpProvider.js"
 import { packageVersion } from "../internal/packageVersion.js"
+import { requestFromToolArgs } from "../internal/toolCall.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
+import { brief } from "./elicit.js"
+import { McpProvider } from "./McpProvider.js"
+import type { McpToolCalls } from "./McpToolCalls.js"
 
 /** The one tool's name, as the model sees it. */
 export const toolName = AskUserQuestionTool.name
@@ -58,27 +59,26 @@ const text = (body: unknown, isError: boolean): CallToolResult =>
     ? { content: [{ type: "text", text: JSON.stringify(body) }], isError: true }
     : { content: [{ type: "text", text: JSON.stringify(body) }] }
 
-const failure = (error: HarnessError): CallToolResult => text(error.toJSON(), true)
+// The model reads the message: at most 300 characters, whatever produced it.
+const failure = (error: HarnessError): CallToolResult => text({ ...error.toJSON(), message: brief(error.message) }, true)
 
 /**
  * Answers one `tools/call` of `ask_user_question`: decodes the arguments
  * (`INVALID_REQUEST` naming the path, `EMPTY_QUESTIONS`) and asks through the
- * seam. The call's `signal` (aborted when the client cancels the call) is
- * the request's; its `requestId` is the elicitation's related request.
+ * seam. Run under `McpProvider.handleToolCall`, which ties the ask to its
+ * tool call (and, on a 2026-07-28 connection, to the call's rounds).
  */
-export const callAskUserQuestion = (
-  args: unknown,
-  extra: { readonly signal: AbortSignal; readonly requestId: RequestId }
-): Effect.Effect<CallToolResult, never, UserInteraction> => {
-  // The same order and the same trust as the Effect tool: an aborted call first; only `questions` from the model.
-  const request = requestFromToolArgs(args ?? {}, { signal: extra.signal })
+export const callAskUserQuestion = (args: unknown): Effect.Effect<CallToolResult, never, UserInteraction> => {
+  // The same trust as the Effect tool: only `questions` from the model.
+  const request = requestFromToolArgs(args ?? {})
   if (Result.isFailure(request)) return Effect.succeed(failure(request.failure))
   return UserInteraction.ask(request.success).pipe(
-    Effect.provideService(McpToolCall, { requestId: extra.requestId }),
     Effect.map((answer) => text(answer, false)),
     Effect.catch((error) => Effect.succeed(failure(error))),
     Effect.catchCause((cause) =>
-      Effect.succeed(failure(new ProviderFailed({ message: "The ask failed unexpectedly.", cause: Cause.squash(cause) })))
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.succeed(failure(new ProviderFailed({ message: "The ask failed unexpectedly.", cause: Cause.squash(cause) })))
     )
   )
 }
@@ -89,15 +89,21 @@ export const callAskUserQuestion = (
  * running when the scope closes are interrupted (their elicitations are
  * cancelled on the wire).
  */
-export const installAskUserQuestion = (server: Server): Effect.Effect<void, never, UserInteraction | Scope.Scope> =>
+export const installAskUserQuestion = (
+  server: Server
+): Effect.Effect<void, never, UserInteraction | McpToolCalls | Scope.Scope> =>
   Effect.gen(function*() {
-    const run = yield* FiberSet.makeRuntimePromise<UserInteraction, CallToolResult, never>()
+    const run = yield* FiberSet.makeRuntimePromise<
+      UserInteraction | McpToolCalls,
+      CallToolResult | InputRequiredResult,
+      ProtocolError
+    >()
     server.registerCapabilities({ tools: {} })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [askUserQuestionTool] }))
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    server.setRequestHandler("tools/list", () => ({ tools: [askUserQuestionTool] }))
+    server.setRequestHandler("tools/call", (request, ctx) =>
       request.params.name === toolName
-        ? run(callAskUserQuestion(request.params.arguments, extra))
-        : Promise.reject(new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)))
+        ? run(McpProvider.handleToolCall(ctx, callAskUserQuestion(request.params.arguments)))
+        : Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)))
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         server.removeRequestHandler("tools/call")
@@ -106,37 +112,65 @@ export const installAskUserQuestion = (server: Server): Effect.Effect<void, neve
     )
   })
 
-/** Options of `serveAskUser`: the seam's `timeout` for each ask. */
+/** Options of `serveAskUser`. */
 export interface ServeOptions {
+  /** The seam's `timeout` for each ask. */
   readonly timeout?: Duration.Input | undefined
+  /** Errors of the connection that no request sees (a malformed message, a failed write). */
+  readonly onerror?: ((error: Error) => void) | undefined
 }
 
 /** A running `ask_user_question` server. */
 export interface AskUserMcpServer {
-  readonly server: McpServer
-  /** Completes when the transport closes (the client went away). */
+  /** Completes when the connection closes (the client went away). */
   readonly closed: Effect.Effect<void>
 }
 
+/**
+ * One server instance for a connection: an `McpServer` with the tool, a seam
+ * of its own with `McpProvider` registered, living until the instance closes
+ * or `scope` does.
+ */
+const instance = (scope: Scope.Scope, options: ServeOptions): Effect.Effect<McpServer> =>
+  Effect.gen(function*() {
+    const server = new McpServer({ name: "ask-user", version: packageVersion })
+    const instanceScope = yield* Scope.fork(scope)
+    const context = yield* Layer.buildWithScope(
+      UserInteraction.layerWith(McpProvider.layer(server), { timeout: options.timeout }),
+      instanceScope
+    )
+    yield* installAskUserQuestion(server.server).pipe(Effect.provideContext(context), Scope.provide(instanceScope))
+    server.server.onclose = () => Effect.runFork(Scope.close(instanceScope, Exit.void))
+    return server
+  })
 
 /**
- * An MCP server with the one tool `ask_user_question`, answered through a
- * seam of its own with `McpProvider` registered, connected to `transport` for
- * the lifetime of the scope.
+ * An MCP server with the one tool `ask_user_question` on `transport` (stdio
+ * when omitted), for the lifetime of the scope. The SDK's `serveStdio` reads
+ * the connection's opening message and pins one instance for the era the
+ * client speaks (2026-07-28 after `server/discover`, 2025 after
+ * `initialize`); each instance asks through its own `McpProvider`.
  */
 export const serveAskUser = (
-  transport: Transport,
+  transport: Transport | undefined,
   options: ServeOptions = {}
 ): Effect.Effect<AskUserMcpServer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const server = new McpServer({ name: "ask-user", version: packageVersion })
-    const context = yield* Layer.build(UserInteraction.layerWith(McpProvider.layer(server), { timeout: options.timeout }))
-    // Finalizers run in reverse: pending calls are interrupted (their forms
-    // cancelled on the wire) while the connection is still open, then it closes.
-    yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
-    yield* installAskUserQuestion(server.server).pipe(Effect.provideContext(context))
+    const scope = yield* Effect.scope
+    const wire = transport ?? new StdioServerTransport()
+    const run = yield* FiberSet.makeRuntimePromise<never, McpServer, never>()
+    const handle = serveStdio(() => run(instance(scope, options)), {
+      transport: wire,
+      ...(options.onerror === undefined ? {} : { onerror: options.onerror })
+    })
+    // Finalizers run in reverse: the instances' scopes (forked later) close first, so pending
+    // calls are interrupted and their forms cancelled on the wire while it is still open.
+    yield* Effect.addFinalizer(() => Effect.promise(() => handle.close()))
     const closed = yield* Deferred.make<void>()
-    server.server.onclose = () => Deferred.doneUnsafe(closed, Effect.void)
-    yield* Effect.promise(() => server.connect(transport))
-    return { server, closed: Deferred.await(closed) }
+    const onWireClose = wire.onclose
+    wire.onclose = () => {
+      onWireClose?.()
+      Deferred.doneUnsafe(closed, Effect.void)
+    }
+    return { closed: Deferred.await(closed) }
   })

@@ -1,28 +1,54 @@
 /**
- * MCP clients for the MCP tests and benchmark: the SDK's own `Client` with an
- * elicitation handler standing in for the human, connected in process
- * (`InMemoryTransport`) to `serveAskUser`, or over real stdio to the built
- * `ask-user mcp`. Every client is closed (and its process killed) when the
- * test's scope closes.
+ * MCP clients for the MCP tests and benchmark: official SDK clients of three
+ * protocol eras with an elicitation handler standing in for the human,
+ * connected in process (`InMemoryTransport`) to `serveAskUser`, or over real
+ * stdio to the built `ask-user mcp`:
+ *
+ * - `"2026-07-28"`: `@modelcontextprotocol/client` 2.4.0 pinned to that
+ *   revision (forms arrive in `input_required` results; the SDK retries);
+ * - `"2025-11-25"`: `@modelcontextprotocol/sdk` 1.32.2 (forms pushed as
+ *   `elicitation/create`);
+ * - `"2025-06-18"`: `@modelcontextprotocol/sdk` 1.17.5 (that revision's schema).
+ *
+ * Every client is closed (and its process killed) when the test's scope closes.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import {
-  type ClientCapabilities,
-  type ElicitRequestFormParams,
-  ElicitRequestSchema,
-  type ElicitResult,
-  type JSONRPCMessage,
-  type RequestId
-} from "@modelcontextprotocol/sdk/types.js"
+import { Client as ClientV2 } from "@modelcontextprotocol/client"
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
+import { Client as Client132 } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport as Stdio132 } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { ElicitRequestSchema as ElicitRequest132 } from "@modelcontextprotocol/sdk/types.js"
+import { InMemoryTransport, type JSONRPCMessage, type RequestId, type Transport } from "@modelcontextprotocol/server"
+import { Client as Client117 } from "mcp-sdk-1-17/client/index.js"
+import { StdioClientTransport as Stdio117 } from "mcp-sdk-1-17/client/stdio.js"
+import { ElicitRequestSchema as ElicitRequest117 } from "mcp-sdk-1-17/types.js"
 import { fileURLToPath } from "node:url"
 import { Duration, Effect, Schedule, type Scope } from "effect"
 import { serveAskUser, type ServeOptions } from "../../src/mcp/server.js"
 
+/** The protocol revision a test client speaks, and so which SDK it is. */
+export type Era = "2026-07-28" | "2025-11-25" | "2025-06-18"
+
+/** The eras, newest first. */
+export const eras: ReadonlyArray<Era> = ["2026-07-28", "2025-11-25", "2025-06-18"]
+
+/** A form as the client received it (each era's own schema). */
+export interface Form {
+  readonly mode?: string
+  readonly message: string
+  readonly requestedSchema: {
+    readonly properties: Record<string, any>
+    readonly required?: Array<string>
+  }
+}
+
+/** What the human answers. */
+export interface Reply {
+  readonly action: "accept" | "decline" | "cancel"
+  readonly content?: Record<string, unknown>
+}
+
 /** The human behind the client: answers one form. `signal` aborts when the server cancels it. */
-export type Human = (form: ElicitRequestFormParams, signal: AbortSignal) => ElicitResult | Promise<ElicitResult>
+export type Human = (form: Form, signal: AbortSignal) => Reply | Promise<Reply>
 
 /** What a tool call returned: its `isError` flag and its text parsed as JSON. */
 export interface ToolOutcome {
@@ -32,62 +58,90 @@ export interface ToolOutcome {
 
 /** A connected client and what its human saw. */
 export interface TestClient {
-  readonly client: Client
+  readonly era: Era
   /** Every form shown, in order. */
-  readonly forms: Array<ElicitRequestFormParams>
+  readonly forms: Array<Form>
   /** The forms whose request the server cancelled (`notifications/cancelled` reached the handler). */
-  readonly cancelled: Array<ElicitRequestFormParams>
+  readonly cancelled: Array<Form>
   /** Calls `ask_user_question` with `args`. */
   readonly ask: (args: unknown, options?: { readonly signal?: AbortSignal }) => Promise<ToolOutcome>
+  /** Lists the server's tools. */
+  readonly listTools: () => Promise<{ readonly tools: ReadonlyArray<any> }>
+  /** Calls any tool; rejects on a protocol error. */
+  readonly callTool: (name: string, args: unknown) => Promise<unknown>
+  /** The SDK client itself, for era-specific checks. */
+  readonly sdk: any
 }
 
 /** The client's own request timeout for tool calls: far beyond any test, so only the server decides. */
 const callTimeout = Duration.toMillis(Duration.hours(1))
 
 export interface ClientOptions {
+  /** Which client; default `"2025-11-25"` (SDK 1.32.2). */
+  readonly era?: Era
   /** The elicitation capability to advertise; `false` for none. Default `{ form: {} }`. */
-  readonly elicitation?: ClientCapabilities["elicitation"] | false
+  readonly elicitation?: Record<string, unknown> | false
   readonly human?: Human
 }
 
 const never: Human = (_form, signal) =>
   new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))
 
+/** A client of `era`, not connected yet, whose elicitation handler records forms and asks `human`. */
+const makeClient = (era: Era, options: ClientOptions, forms: Array<Form>, cancelled: Array<Form>): any => {
+  const elicitation = options.elicitation ?? { form: {} }
+  const capabilities: any = elicitation === false ? {} : { elicitation }
+  const info = { name: `test-client-${era}`, version: "1.0.0" }
+  const client: any = era === "2026-07-28"
+    ? new ClientV2(info, { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } })
+    : era === "2025-11-25"
+    ? new Client132(info, { capabilities })
+    : new Client117(info, { capabilities })
+  if (elicitation === false) return client
+  const human = options.human ?? never
+  const handler = (request: { params: Form }, extra: any) => {
+    const form = request.params
+    const signal: AbortSignal = extra?.signal ?? extra?.mcpReq?.signal ?? new AbortController().signal
+    forms.push(form)
+    signal.addEventListener("abort", () => cancelled.push(form), { once: true })
+    return human(form, signal)
+  }
+  if (era === "2026-07-28") client.setRequestHandler("elicitation/create", handler)
+  else client.setRequestHandler(era === "2025-11-25" ? ElicitRequest132 : ElicitRequest117, handler)
+  return client
+}
+
 export const connectClient = (
   transport: Transport,
   options: ClientOptions = {}
 ): Effect.Effect<TestClient, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const elicitation = options.elicitation ?? { form: {} }
-    const client = new Client(
-      { name: "test-client", version: "1.0.0" },
-      { capabilities: elicitation === false ? {} : { elicitation } }
-    )
-    const forms: Array<ElicitRequestFormParams> = []
-    const cancelled: Array<ElicitRequestFormParams> = []
-    const human = options.human ?? never
-    if (elicitation !== false) {
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
-        const form = request.params as ElicitRequestFormParams
-        forms.push(form)
-        extra.signal.addEventListener("abort", () => cancelled.push(form), { once: true })
-        return human(form, extra.signal)
-      })
-    }
+    const era = options.era ?? "2025-11-25"
+    const forms: Array<Form> = []
+    const cancelled: Array<Form> = []
+    const client = makeClient(era, options, forms, cancelled)
     yield* Effect.acquireRelease(
       Effect.promise(() => client.connect(transport)),
       () => Effect.promise(() => client.close())
     )
+    const callTool = (name: string, args: unknown, callOptions: { readonly signal?: AbortSignal } = {}) =>
+      era === "2026-07-28"
+        ? client.callTool({ name, arguments: args }, { timeout: callTimeout, ...callOptions })
+        : client.callTool({ name, arguments: args }, undefined, { timeout: callTimeout, ...callOptions })
     const ask = async (args: unknown, callOptions: { readonly signal?: AbortSignal } = {}): Promise<ToolOutcome> => {
-      const result = await client.callTool(
-        { name: "ask_user_question", arguments: args as Record<string, unknown> },
-        undefined,
-        { timeout: callTimeout, ...callOptions }
-      )
+      const result = await callTool("ask_user_question", args, callOptions)
       const content = result.content as Array<{ type: string; text: string }>
       return { isError: result.isError === true, json: JSON.parse(content[0]!.text) }
     }
-    return { client, forms, cancelled, ask }
+    return {
+      era,
+      forms,
+      cancelled,
+      ask,
+      listTools: () => client.listTools(),
+      callTool: (name, args) => callTool(name, args),
+      sdk: client
+    }
   })
 
 /** What went over an in-process link, with the request a message was sent as related to. */
@@ -100,27 +154,33 @@ export interface Wire {
   readonly received: Array<JSONRPCMessage>
 }
 
+/** A linked in-process pair whose traffic is recorded. */
+export const recordedPair = (): Wire & { readonly client: Transport; readonly server: Transport } => {
+  const [client, server] = InMemoryTransport.createLinkedPair()
+  const wire: Wire = { sent: [], relatedTo: [], received: [] }
+  const serverSend = server.send.bind(server)
+  server.send = (message, sendOptions) => {
+    wire.sent.push(message)
+    wire.relatedTo.push(sendOptions?.relatedRequestId)
+    return serverSend(message, sendOptions)
+  }
+  const clientSend = client.send.bind(client)
+  client.send = (message, sendOptions) => {
+    wire.received.push(message)
+    return clientSend(message, sendOptions)
+  }
+  return { ...wire, client, server }
+}
+
 /** `serveAskUser` and a client linked in process, with the wire recorded. */
 export const inProcess = (
   options: ClientOptions & ServeOptions = {}
 ): Effect.Effect<TestClient & Wire, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
-    const wire: Wire = { sent: [], relatedTo: [], received: [] }
-    const serverSend = serverTransport.send.bind(serverTransport)
-    serverTransport.send = (message, sendOptions) => {
-      wire.sent.push(message)
-      wire.relatedTo.push(sendOptions?.relatedRequestId)
-      return serverSend(message, sendOptions)
-    }
-    const clientSend = clientTransport.send.bind(clientTransport)
-    clientTransport.send = (message, sendOptions) => {
-      wire.received.push(message)
-      return clientSend(message, sendOptions)
-    }
-    yield* serveAskUser(serverTransport, { timeout: options.timeout })
-    const client = yield* connectClient(clientTransport, options)
-    return { ...client, ...wire }
+    const pair = recordedPair()
+    yield* serveAskUser(pair.server, { timeout: options.timeout })
+    const client = yield* connectClient(pair.client, options)
+    return { ...client, sent: pair.sent, relatedTo: pair.relatedTo, received: pair.received }
   })
 
 /** The built program (compiled by `test/globalSetup.ts`). */
@@ -132,16 +192,18 @@ export const overStdio = (
   options: ClientOptions = {}
 ): Effect.Effect<TestClient & { readonly pid: number; readonly stderr: () => string }, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [askUserBin, "mcp", ...args],
-      stderr: "pipe"
-    })
+    const era = options.era ?? "2025-11-25"
+    const params = { command: process.execPath, args: [askUserBin, "mcp", ...args], stderr: "pipe" as const }
+    const transport = era === "2026-07-28"
+      ? new StdioV2(params)
+      : era === "2025-11-25"
+      ? new Stdio132(params)
+      : new Stdio117(params)
     let stderr = ""
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8")
     })
-    const client = yield* connectClient(transport, options)
+    const client = yield* connectClient(transport as Transport, options)
     return { ...client, pid: transport.pid!, stderr: () => stderr }
   })
 
