@@ -5,7 +5,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk"
 import { type ChildProcess, spawn } from "node:child_process"
-import { Readable, Writable } from "node:stream"
+import { Readable } from "node:stream"
 import { Effect } from "effect"
 
 /** One elicitation as the client saw it, and whether its request was cancelled. */
@@ -55,13 +55,23 @@ export const initializeParams = (form: boolean): acp.InitializeRequest => ({
 
 /** Two NDJSON streams joined back to back, as a transport would join them. */
 export const pipePair = () => {
-  const agentToClient = new TransformStream<Uint8Array, Uint8Array>()
+  // Every byte the agent writes, to read back what went on the wire in order.
+  const written: Array<Uint8Array> = []
+  const agentToClient = new TransformStream<Uint8Array, Uint8Array>({
+    transform: (chunk, controller) => {
+      written.push(chunk)
+      controller.enqueue(chunk)
+    }
+  })
   const clientToAgent = new TransformStream<Uint8Array, Uint8Array>()
   return {
     agent: acp.ndJsonStream(agentToClient.writable, clientToAgent.readable),
     client: acp.ndJsonStream(clientToAgent.writable, agentToClient.readable),
     /** Ends the client's side, as a client process exiting would (the agent reads EOF). */
-    disconnect: () => clientToAgent.writable.close()
+    disconnect: () => clientToAgent.writable.close(),
+    /** The JSON-RPC messages the agent wrote, in order. */
+    agentWrote: (): Array<{ readonly method?: string; readonly params?: unknown; readonly id?: unknown }> =>
+      Buffer.concat(written).toString("utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
   }
 }
 
@@ -83,7 +93,7 @@ export const inProcess = (answer: Answerer, options: { readonly form?: boolean }
       const agent = agentApp.connect(streams.agent)
       const connection = client.app.connect(streams.client)
       await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true))
-      return { agent, connection, seen: client.seen, capabilities }
+      return { agent, connection, seen: client.seen, updates: client.updates, capabilities, agentWrote: streams.agentWrote }
     }),
     ({ agent, connection }) =>
       Effect.sync(() => {
@@ -103,19 +113,61 @@ export const spawnProgram = (args: ReadonlyArray<string>) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] })
+      const writes = writesTo(child)
       const stderr: Array<string> = []
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk))
       // A second listener sees the same bytes the ACP stream reads.
       const stdout: Array<Buffer> = []
       child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk))
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-      const input = Writable.toWeb(child.stdin) as WritableStream<Uint8Array>
+      const input = writes.stream
       const stream = acp.ndJsonStream(input, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>)
       const stdoutLines = () => Buffer.concat(stdout).toString("utf8").split("\n").filter((line) => line !== "")
-      return { child, stream, stderr, stdoutLines, exited, disconnect: () => input.close() }
+      return { child, stream, stderr, stdoutLines, exited, disconnect: () => input.close(), setWriteMode: writes.setMode }
     }),
     ({ child }) => Effect.sync(() => killQuietly(child))
   )
+
+/**
+ * How the client's `session/cancel` reaches the agent: as sent (one write per
+ * message), in one write with the message after it (acpx's Stop: the cancel
+ * and the open form's `cancel` answer in the same breath), or as its own
+ * write with a pause before the next one.
+ */
+export type WriteMode = "as-sent" | "cancel-with-next" | "cancel-then-pause"
+
+/** The client's side of the child's stdin, writing `session/cancel` as the mode says. */
+const writesTo = (child: ChildProcess) => {
+  let mode: WriteMode = "as-sent"
+  let held: Uint8Array | undefined
+  let pauseNext = false
+  const write = (bytes: Uint8Array) => new Promise<void>((resolve, reject) =>
+    child.stdin!.write(bytes, (error) => error == null ? resolve() : reject(error))
+  )
+  const isCancel = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8").includes(`"method":"session/cancel"`)
+  const stream = new WritableStream<Uint8Array>({
+    write: async (chunk) => {
+      if (held !== undefined) {
+        const both = Buffer.concat([held, chunk])
+        held = undefined
+        return write(both)
+      }
+      if (pauseNext) {
+        pauseNext = false
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        return write(chunk)
+      }
+      if (isCancel(chunk) && mode === "cancel-with-next") {
+        held = chunk
+        return
+      }
+      if (isCancel(chunk) && mode === "cancel-then-pause") pauseNext = true
+      return write(chunk)
+    },
+    close: () => new Promise<void>((resolve) => child.stdin!.end(resolve))
+  })
+  return { stream, setMode: (next: WriteMode) => void (mode = next) }
+}
 
 const killQuietly = (child: ChildProcess) => {
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")

@@ -29,12 +29,29 @@ const accept = (content: Record<string, acp.ElicitationContentValue>): Answerer 
 describe("AcpProvider", () => {
   it.live("sends one form per request to the ask's session and returns the accepted answer", () =>
     Effect.gen(function*() {
-      const { ask, seen } = yield* rig(accept(toElicitationContent(batch, batchAnswer)))
+      const { ask, seen, updates } = yield* rig(accept(toElicitationContent(batch, batchAnswer)))
       expect(yield* ask(inSession(batch, "session-7"))).toEqual(batchAnswer)
       expect(seen).toHaveLength(1)
       const params = seen[0]!.params
-      expect(params).toMatchObject({ sessionId: "session-7", mode: "form" })
-      expect(params).not.toHaveProperty("toolCallId")
+      expect(params).toMatchObject({ sessionId: "session-7", mode: "form", toolCallId: expect.any(String) })
+      // The ask is a tool call the client can show: announced pending, then completed with the answer.
+      const toolCallId = (params as { toolCallId: string }).toolCallId
+      yield* waitFor(() => updates.length === 2, "the tool call's two updates")
+      expect(updates.map((u) => u.sessionId)).toEqual(["session-7", "session-7"])
+      expect(updates[0]!.update).toMatchObject({
+        sessionUpdate: "tool_call",
+        toolCallId,
+        status: "pending",
+        title: "Storage (+2 more)",
+        rawInput: { questions: batch.questions }
+      })
+      expect(updates[1]!.update).toEqual({
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        status: "completed",
+        content: [{ type: "content", content: { type: "text", text: JSON.stringify(batchAnswer) } }],
+        rawOutput: batchAnswer
+      })
       expect(params.message).toContain("1. [Storage] Which database?")
       expect(Object.keys((params as { requestedSchema: acp.ElicitationSchema }).requestedSchema.properties ?? {}))
         .toEqual(["question_1", "question_1_custom", "question_2", "question_2_custom", "question_3"])
@@ -48,11 +65,42 @@ describe("AcpProvider", () => {
       })
     }))
 
-  it.live("routes by AcpProvider.withSession, with the tool call, over agent.id", () =>
+  it.live("routes by AcpProvider.withSession, inside the caller's tool call (which the caller reports), over agent.id", () =>
     Effect.gen(function*() {
-      const { ask, seen } = yield* rig(accept({ question_1: "yes" }))
+      const { ask, seen, updates } = yield* rig(accept({ question_1: "yes" }))
       yield* ask(inSession(single, "from-agent")).pipe(AcpProvider.withSession({ sessionId: "s9", toolCallId: "call-3" }))
       expect(seen[0]!.params).toMatchObject({ sessionId: "s9", toolCallId: "call-3" })
+      yield* ask(inSession(single, "from-agent")).pipe(AcpProvider.withSession({ sessionId: "s9" }))
+      // Only the second ask, which had no tool call of its own, was announced (and finished).
+      yield* waitFor(() => updates.length === 2, "the second ask's tool call")
+      expect(updates.map((u) => u.update.sessionUpdate)).toEqual(["tool_call", "tool_call_update"])
+      expect(updates.every((u) => u.sessionId === "s9" && "toolCallId" in u.update && u.update.toolCallId !== "call-3"))
+        .toBe(true)
+    }))
+
+  it.live("ends a failed ask's tool call failed, with the error's name, code and message", () =>
+    Effect.gen(function*() {
+      const { ask, updates } = yield* rig(() => ({ action: "decline" }))
+      const error = yield* Effect.flip(ask(inSession(single)))
+      expect(error.code).toBe("ASK_DECLINED")
+      yield* waitFor(() => updates.length === 2, "the tool call's end")
+      const failure = { name: "UserInteractionError", code: "ASK_DECLINED", message: error.message }
+      expect(updates[1]!.update).toMatchObject({
+        sessionUpdate: "tool_call_update",
+        status: "failed",
+        content: [{ type: "content", content: { type: "text", text: JSON.stringify(failure) } }]
+      })
+    }))
+
+  it.live("keeps the client's own reason for cancelling or declining (_meta.message) in the error", () =>
+    Effect.gen(function*() {
+      for (const action of ["cancel", "decline"] as const) {
+        const { ask } = yield* rig(() => ({ action, _meta: { message: "elicitation handler is unavailable" } }))
+        const error = yield* Effect.flip(ask(inSession(single)))
+        expect(error.code).toBe(action === "cancel" ? "ASK_CANCELLED" : "ASK_DECLINED")
+        expect(error.message).toContain("elicitation handler is unavailable")
+        expect(error.message).not.toContain("The human")
+      }
     }))
 
   it.live("fails PROVIDER_FAILED and sends nothing without a session to ask in", () =>
@@ -162,11 +210,33 @@ describe("AcpProvider", () => {
       expect(pair.seen).toHaveLength(1)
     }))
 
-  it.live("the seam's timeout cancels the elicitation on the wire", () =>
+  it.live("the seam's timeout cancels the elicitation on the wire and ends the tool call failed ASK_TIMEOUT", () =>
     Effect.gen(function*() {
-      const { ask, seen } = yield* rig(neverAnswers, { timeout: "200 millis" })
+      const { ask, seen, updates } = yield* rig(neverAnswers, { timeout: "200 millis" })
       expect((yield* Effect.flip(ask(inSession(single)))).code).toBe("ASK_TIMEOUT")
       yield* waitFor(() => seen[0]?.signal.aborted === true, "the client to see $/cancel_request")
+      yield* waitFor(() => updates.length === 2, "the tool call's end")
+      expect(updates[1]!.update).toMatchObject({ status: "failed", rawOutput: { code: "ASK_TIMEOUT" } })
+    }))
+
+  it.live("cancelSession lets the client answer its open form, keeping its reason, and then sends no $/cancel_request", () =>
+    Effect.gen(function*() {
+      const answers: Array<(response: acp.CreateElicitationResponse) => void> = []
+      const { agentWrote, ask, context, seen, updates } = yield* rig(() => new Promise((resolve) => answers.push(resolve)))
+      const fiber = yield* Effect.forkChild(ask(inSession(single, "s1")))
+      yield* waitFor(() => seen.length === 1, "the elicitation")
+      const cancelling = yield* Effect.forkChild(AcpProvider.use((p) => p.cancelSession("s1")).pipe(Effect.provideContext(context)))
+      // The client does what ACP asks after session/cancel: it answers its open form itself.
+      yield* Effect.sleep("20 millis")
+      answers[0]!({ action: "cancel", _meta: { message: "turn stopped by the user" } })
+      expect(yield* Fiber.join(cancelling)).toBe(1)
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error.code).toBe("ASK_CANCELLED")
+      expect(error.message).toContain("turn stopped by the user")
+      yield* Effect.sleep("700 millis")
+      expect(agentWrote().filter((m) => m.method === "$/cancel_request")).toEqual([])
+      // No failure is reported for a cancelled session: only the announcement went out.
+      expect(updates.map((u) => u.update.sessionUpdate)).toEqual(["tool_call"])
     }))
 
   it.live("cancelSession ends that session's asks as ASK_CANCELLED and leaves other sessions asking", () =>

@@ -22,17 +22,27 @@
  *
  * @since 0.1.0
  */
-import type * as acp from "@agentclientprotocol/sdk"
-import { Context, Effect, Layer } from "effect"
+import * as acp from "@agentclientprotocol/sdk"
+import { Cause, Context, Duration, Effect, Exit, Layer } from "effect"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
-  type CancelElicitation,
   elicitationParams,
   outcomeOf,
+  type PendingForm,
   sendElicitation,
+  SessionCancelled,
   type SessionScope
 } from "./elicit.js"
-import { UserInteractionProvider } from "../UserInteractionProvider.js"
-import { AskCancelled, ProviderClosed, ProviderFailed } from "../UserInteractionError.js"
+import { toolCallFinished, toolCallStarted } from "./toolCall.js"
+import { interruptionReason, UserInteractionProvider } from "../UserInteractionProvider.js"
+import {
+  AskAborted,
+  AskCancelled,
+  AskTimeout,
+  type HarnessError,
+  ProviderClosed,
+  ProviderFailed
+} from "../UserInteractionError.js"
 
 /**
  * The ACP session (and tool call) an ask belongs to, set around the ask with
@@ -65,6 +75,12 @@ export const AcpSession = Context.Reference<AcpSession | undefined>("effect-user
 export interface AcpProviderOptions {
   readonly client: acp.AgentContext
   readonly clientCapabilities: acp.ClientCapabilities | null | undefined
+  /**
+   * How long `cancelSession` lets the client answer its open forms itself
+   * (ACP asks clients to settle their pending requests after
+   * `session/cancel`) before it cancels them on the wire. Default 500 ms.
+   */
+  readonly cancelGrace?: Duration.Input | undefined
 }
 
 /**
@@ -76,31 +92,41 @@ export interface AcpProviderOptions {
  */
 export class AcpProvider extends Context.Service<AcpProvider, {
   /**
-   * Ends every pending ask of the session with `AskCancelled`, sending
-   * `$/cancel_request` for its elicitation. Call it from the agent's
-   * `session/cancel` handler. Returns how many asks it ended.
+   * Ends every pending ask of the session with `AskCancelled`: the client's
+   * own answer to an open form (within `cancelGrace`) settles it as a cancel
+   * too, keeping the client's reason; a form still open after that is
+   * cancelled on the wire (`$/cancel_request`). No `tool_call_update` follows:
+   * the client marks the cancelled turn's tool calls itself. Call it from the
+   * agent's `session/cancel` handler; it returns, once every such ask has
+   * settled, how many there were.
    */
   readonly cancelSession: (sessionId: string) => Effect.Effect<number>
 }>()("effect-user-interaction/AcpProvider") {
   /**
    * A provider bound to one ACP connection. Asks while the client lacks form
-   * elicitation fail `ProviderFailed` before anything is sent. When the
-   * layer's scope closes, forms still open are cancelled on the wire and their
-   * asks fail `ProviderClosed`, as do later asks.
+   * elicitation fail `ProviderFailed` before anything is sent. Each ask is a
+   * tool call the client can show (unless the ask runs inside the caller's
+   * own tool call, `AcpProvider.withSession({ toolCallId })`, which the
+   * caller reports): `tool_call` `pending` before the form, then
+   * `tool_call_update` `completed` with the answer or `failed` with the
+   * error. When the layer's scope closes, forms still open are cancelled on
+   * the wire and their asks fail `ProviderClosed`, as do later asks.
    *
    * @since 0.1.0
    */
   static layer(options: AcpProviderOptions): Layer.Layer<UserInteractionProvider | AcpProvider> {
     return Layer.effectContext(Effect.gen(function*() {
       const { client } = options
+      const grace = Duration.fromInputUnsafe(options.cancelGrace ?? Duration.millis(500))
       let closed = false
+      let toolCalls = 0
       const supportsForm = options.clientCapabilities?.elicitation?.form != null
-      // The cancellers of each session's pending elicitations, for `cancelSession`.
-      const pending = new Map<string, Set<CancelElicitation>>()
-      const cancellersOf = (sessionId: string) => {
+      // Each session's pending elicitations, for `cancelSession`.
+      const pending = new Map<string, Set<PendingForm>>()
+      const formsOf = (sessionId: string) => {
         const existing = pending.get(sessionId)
         if (existing !== undefined) return existing
-        const created = new Set<CancelElicitation>()
+        const created = new Set<PendingForm>()
         pending.set(sessionId, created)
         return created
       }
@@ -108,34 +134,67 @@ export class AcpProvider extends Context.Service<AcpProvider, {
         Effect.sync(() => {
           if (pending.get(sessionId)?.size === 0) pending.delete(sessionId)
         })
+      // Queued on the SDK's ordered write queue at once; a failed write closes the connection, which the form sees.
+      const update = (sessionId: string, update: acp.SessionUpdate) =>
+        void client.notify(acp.methods.client.session.update, { sessionId, update }).catch(() => undefined)
+
+      const askOnForm = (request: AskUserQuestionRequest, scope: SessionScope, own: boolean) => {
+        if (own) update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
+        const asked = sendElicitation(client, elicitationParams(request, scope), formsOf(scope.sessionId)).pipe(
+          Effect.ensuring(forget(scope.sessionId)),
+          Effect.flatMap((response) => outcomeOf(request, response))
+        )
+        if (!own) return Effect.catchTag(asked, "SessionCancelled", (cancelled) => Effect.fail(cancelled.error))
+        return asked.pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              const error = finalError(exit)
+              if (error !== undefined) update(scope.sessionId, toolCallFinished(scope.toolCallId, error))
+            })
+          ),
+          Effect.catchTag("SessionCancelled", (cancelled) => Effect.fail(cancelled.error))
+        )
+      }
 
       const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
-        Effect.gen(function*() {
-          if (closed) return yield* new ProviderClosed({ message: "The ACP provider is closed." })
+        Effect.flatMap(AcpSession, (session) => {
+          if (closed) return Effect.fail(new ProviderClosed({ message: "The ACP provider is closed." }))
           if (!supportsForm) {
-            return yield* new ProviderFailed({
-              message: "The ACP client does not support form elicitation (clientCapabilities.elicitation.form)."
-            })
+            return Effect.fail(
+              new ProviderFailed({
+                message: "The ACP client does not support form elicitation (clientCapabilities.elicitation.form)."
+              })
+            )
           }
-          const scope: SessionScope | undefined = (yield* AcpSession) ??
-            (request.agent === undefined ? undefined : { sessionId: request.agent.id })
-          if (scope === undefined || scope.sessionId === "") {
-            return yield* new ProviderFailed({
-              message: "No ACP session for this ask: set AcpProvider.withSession around it or request.agent.id."
-            })
+          const sessionId = session?.sessionId ?? request.agent?.id
+          if (sessionId === undefined || sessionId === "") {
+            return Effect.fail(
+              new ProviderFailed({
+                message: "No ACP session for this ask: set AcpProvider.withSession around it or request.agent.id."
+              })
+            )
           }
-          const response = yield* sendElicitation(client, elicitationParams(request, scope), cancellersOf(scope.sessionId))
-            .pipe(Effect.ensuring(forget(scope.sessionId)))
-          return yield* outcomeOf(request, response)
+          const callerToolCall = session?.toolCallId
+          return askOnForm(
+            request,
+            { sessionId, toolCallId: callerToolCall ?? `ask_user_question_${++toolCalls}` },
+            callerToolCall === undefined
+          )
         })
 
       const cancelSession = (sessionId: string) =>
-        Effect.sync(() => {
-          const cancellers = Array.from(pending.get(sessionId) ?? [])
+        Effect.suspend(() => {
+          const forms = Array.from(pending.get(sessionId) ?? [])
           const error = new AskCancelled({ message: `The ACP client cancelled session ${sessionId}.` })
-          for (const cancel of cancellers) cancel(error)
-          pending.delete(sessionId)
-          return cancellers.length
+          for (const form of forms) form.cancelledByClient = error
+          if (forms.length === 0) return Effect.succeed(0)
+          return Effect.promise(() => Promise.all(forms.map((form) => form.settled))).pipe(
+            Effect.timeoutOption(grace),
+            Effect.andThen(Effect.sync(() => {
+              for (const form of forms) form.cancel(error)
+              return forms.length
+            }))
+          )
         })
 
       // The seam interrupts its pending asks before this runs; this covers direct use of the provider.
@@ -143,7 +202,7 @@ export class AcpProvider extends Context.Service<AcpProvider, {
         Effect.sync(() => {
           closed = true
           const error = new ProviderClosed({ message: "The ACP provider closed while the form was open." })
-          for (const cancellers of Array.from(pending.values())) for (const cancel of Array.from(cancellers)) cancel(error)
+          for (const forms of Array.from(pending.values())) for (const form of Array.from(forms)) form.cancel(error)
           pending.clear()
         })
       )
@@ -155,11 +214,37 @@ export class AcpProvider extends Context.Service<AcpProvider, {
   }
 
   /**
-   * Runs `self` with its asks routed to this ACP session (and tool call).
+   * Runs `self` with its asks routed to this ACP session (and inside the
+   * caller's tool call, when `toolCallId` is given).
    *
    * @since 0.1.0
    */
   static withSession(session: AcpSession): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> {
     return (self) => Effect.provideService(self, AcpSession, session)
+  }
+}
+
+/**
+ * How a provider-owned tool call ends, from the ask's exit: the answer, the
+ * failure, or, when the ask was taken down, the error the seam's reason
+ * stands for. `undefined` when the client cancelled the session (it marks the
+ * tool call itself).
+ */
+const finalError = (
+  exit: Exit.Exit<AskUserQuestionAnswer, HarnessError | SessionCancelled>
+): { readonly answer: AskUserQuestionAnswer } | { readonly error: HarnessError } | undefined => {
+  if (Exit.isSuccess(exit)) return { answer: exit.value }
+  const error = Cause.findErrorOption(exit.cause)
+  if (error._tag === "Some") {
+    const failure = error.value
+    return failure instanceof SessionCancelled ? undefined : { error: failure }
+  }
+  switch (interruptionReason(exit.cause)) {
+    case "timeout":
+      return { error: new AskTimeout() }
+    case "closed":
+      return { error: new ProviderClosed() }
+    default:
+      return { error: new AskAborted() }
   }
 }

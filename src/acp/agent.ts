@@ -20,8 +20,9 @@
  * @internal
  */
 import * as acp from "@agentclientprotocol/sdk"
-import { Cause, Duration, Effect, Exit, Fiber, FiberMap, Layer, Result, Scope } from "effect"
+import { Cause, type Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Result, Scope } from "effect"
 import { randomUUID } from "node:crypto"
+import { isAbsolute } from "node:path"
 import { AcpProvider } from "./AcpProvider.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
@@ -61,6 +62,17 @@ export const requestOfPrompt = (
 
 const failureText = (error: HarnessError): string => JSON.stringify(error.toJSON())
 
+/** One prompt turn of a session: its fiber, and whether the client (or a newer prompt) cancelled it. */
+interface Turn {
+  readonly fiber: Fiber.Fiber<void>
+  cancelled: boolean
+  /** Resolves when the turn's prompt handler has returned its reply. */
+  readonly replied: Promise<void>
+}
+
+/** One macrotask: every microtask queued before it (the SDK's reply to a finished handler) has run. */
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 /**
  * Serves one ACP connection until it closes (or the fiber is interrupted,
  * which interrupts every turn in progress and closes the connection).
@@ -71,24 +83,48 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     // Closed last: turns are interrupted (their elicitations cancelled) while the connection is still open.
     let connection: acp.AgentConnection | undefined
     yield* Scope.addFinalizer(scope, Effect.sync(() => connection?.close()))
-    const seam = yield* Layer.build(UserInteraction.layerConfig(options.timeout === undefined ? {} : { timeout: options.timeout }))
-    const turns = yield* FiberMap.make<string, string, never>()
+    const fibers = yield* FiberSet.make<void, never>()
     const services = yield* Effect.context<never>()
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromiseWith(services)(effect)
+    const runSync = Effect.runSyncWith(services)
     const sessions = new Set<string>()
-    let registered = false
+    const turns = new Map<string, Turn>()
+    let seam: Context.Context<UserInteraction | AcpProvider> | undefined
 
     const register = (client: acp.AgentContext, clientCapabilities: acp.ClientCapabilities | undefined) =>
-      Layer.buildWithScope(UserInteraction.provide(AcpProvider.layer({ client, clientCapabilities })), scope).pipe(
-        Effect.provideContext(seam),
-        Effect.asVoid
+      Layer.buildWithScope(
+        UserInteraction.layerWith(
+          AcpProvider.layer({ client, clientCapabilities }),
+          options.timeout === undefined ? {} : { timeout: options.timeout }
+        ),
+        scope
+      ).pipe(Effect.map((context) => void (seam = context)))
+
+    /** Sends one text chunk to the session, unless the turn was cancelled meanwhile. */
+    const say = (client: acp.AgentContext, sessionId: string, turn: () => Turn | undefined, text: string) =>
+      Effect.suspend(() =>
+        turn()?.cancelled === true ? Effect.void : Effect.tryPromise(() =>
+          client.notify(acp.methods.client.session.update, {
+            sessionId,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
+          })
+        ).pipe(Effect.ignore)
       )
 
     /** One prompt turn: ask, then stream the answer (or the failure) back as one message chunk. */
-    const turn = (sessionId: string, prompt: ReadonlyArray<acp.ContentBlock>, client: acp.AgentContext) =>
-      Effect.gen(function*() {
-        const request = yield* Effect.fromResult(requestOfPrompt(promptText(prompt), options.demoRequest))
-        return yield* UserInteraction.ask(request).pipe(AcpProvider.withSession({ sessionId }), Effect.provideContext(seam))
+    const turnOf = (
+      sessionId: string,
+      prompt: ReadonlyArray<acp.ContentBlock>,
+      client: acp.AgentContext,
+      self: () => Turn | undefined
+    ) =>
+      Effect.suspend(() => {
+        const request = requestOfPrompt(promptText(prompt), options.demoRequest)
+        if (Result.isFailure(request)) return Effect.fail(request.failure)
+        return UserInteraction.ask(request.success).pipe(
+          AcpProvider.withSession({ sessionId }),
+          Effect.provideContext(seam!)
+        )
       }).pipe(
         Effect.map((answer) => JSON.stringify(answer)),
         Effect.catchDefect((defect) =>
@@ -96,52 +132,82 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
         ),
         Effect.catch((error) =>
           Effect.sync(() => {
+            // A cancelled turn reports nothing: the client stopped it and knows why.
+            if (self()?.cancelled === true) return undefined
             options.onFailure?.(error)
             return failureText(error)
           })
         ),
-        Effect.tap((text) =>
-          Effect.tryPromise(() =>
-            client.notify(acp.methods.client.session.update, {
-              sessionId,
-              update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
-            })
-          ).pipe(Effect.ignore)
-        )
+        Effect.flatMap((text) => text === undefined ? Effect.void : say(client, sessionId, self, text))
       )
+
+    /** Ends the session's running turn (if any) as cancelled and waits until its reply went out. */
+    const supersede = async (sessionId: string) => {
+      const previous = turns.get(sessionId)
+      if (previous === undefined) return
+      previous.cancelled = true
+      await run(Fiber.interrupt(previous.fiber))
+      await previous.replied
+      // The SDK queues the old prompt's reply in the microtasks after its handler returned.
+      await nextMacrotask()
+    }
 
     const app = acp.agent({ name: "ask-user" })
       .onRequest(acp.methods.agent.initialize, async ({ client, params }) => {
-        if (registered) throw acp.RequestError.invalidRequest(undefined, "The connection is already initialized.")
-        registered = true
+        if (seam !== undefined) throw acp.RequestError.invalidRequest(undefined, "The connection is already initialized.")
         await run(register(client, params.clientCapabilities))
         return {
           protocolVersion: acp.PROTOCOL_VERSION,
-          agentCapabilities: {},
+          // What the agent does: text prompts (and resource links, which every agent must accept); nothing else.
+          agentCapabilities: {
+            loadSession: false,
+            promptCapabilities: { image: false, audio: false, embeddedContext: false }
+          },
           agentInfo: { name: "ask-user", title: "ask-user", version: options.version },
           authMethods: []
         }
       })
-      .onRequest(acp.methods.agent.session.new, () => {
+      .onRequest(acp.methods.agent.session.new, ({ params }) => {
+        if (!isAbsolute(params.cwd)) {
+          throw acp.RequestError.invalidParams({ cwd: params.cwd }, "cwd must be an absolute path")
+        }
         const sessionId = randomUUID()
         sessions.add(sessionId)
         return { sessionId }
       })
       .onRequest(acp.methods.agent.session.prompt, async ({ client, params }) => {
-        if (!sessions.has(params.sessionId)) {
-          throw acp.RequestError.invalidParams(undefined, `Unknown session ${params.sessionId}.`)
+        const { sessionId } = params
+        if (!sessions.has(sessionId)) {
+          throw acp.RequestError.invalidParams(undefined, `Unknown session ${sessionId}.`)
         }
-        // A new prompt in the same session replaces (interrupts) a turn still running there.
-        const exit = await run(
-          FiberMap.run(turns, params.sessionId, turn(params.sessionId, params.prompt, client)).pipe(
-            Effect.flatMap(Fiber.await)
-          )
-        )
-        return { stopReason: Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? "cancelled" : "end_turn" }
+        // One turn per session: a new prompt first ends the one still running, its form cancelled on the wire.
+        await supersede(sessionId)
+        let reply!: () => void
+        const replied = new Promise<void>((resolve) => {
+          reply = resolve
+        })
+        let turn: Turn | undefined
+        const self = () => turn
+        turn = { fiber: runSync(FiberSet.run(fibers, turnOf(sessionId, params.prompt, client, self))), cancelled: false, replied }
+        turns.set(sessionId, turn)
+        try {
+          const exit = await run(Fiber.await(turn.fiber))
+          const cancelled = turn.cancelled || (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))
+          return { stopReason: cancelled ? "cancelled" : "end_turn" }
+        } finally {
+          if (turns.get(sessionId) === turn) turns.delete(sessionId)
+          reply()
+        }
       })
       .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
-        // Waits until the turn's finalizers ran: its $/cancel_request is queued before the prompt's reply.
-        await run(FiberMap.remove(turns, params.sessionId))
+        const turn = turns.get(params.sessionId)
+        if (turn === undefined || seam === undefined) return
+        // Set before anything else: a form answer arriving with this cancel must not be reported as a failure.
+        turn.cancelled = true
+        // The client answers its open forms itself; those it leaves open are cancelled on the wire.
+        await run(AcpProvider.use((provider) => provider.cancelSession(params.sessionId)).pipe(Effect.provideContext(seam)))
+        // Then the turn ends; its reply (`cancelled`) goes after any `$/cancel_request`.
+        await run(Fiber.interrupt(turn.fiber))
       })
 
     connection = app.connect(stream)
@@ -149,5 +215,5 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     yield* Effect.promise(() => closed)
     // A closed connection has rejected every pending elicitation: let the turns report
     // that (PROVIDER_FAILED) before the scope interrupts whatever is left.
-    yield* FiberMap.awaitEmpty(turns).pipe(Effect.timeoutOption(Duration.seconds(1)))
+    yield* FiberSet.awaitEmpty(fibers).pipe(Effect.timeoutOption(Duration.seconds(1)))
   }))

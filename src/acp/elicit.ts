@@ -6,7 +6,7 @@
  * @internal
  */
 import * as acp from "@agentclientprotocol/sdk"
-import { Effect, Result } from "effect"
+import { Data, Effect, Result } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
 import {
@@ -17,13 +17,13 @@ import {
   ProviderFailed
 } from "../UserInteractionError.js"
 
-/** Where an elicitation goes: a session, and the tool call inside it when there is one. */
+/** Where an elicitation goes: a session, and the tool call inside it. */
 export interface SessionScope {
   readonly sessionId: string
-  readonly toolCallId?: string | undefined
+  readonly toolCallId: string
 }
 
-/** The `elicitation/create` params for a request: its form, scoped to the session (and tool call). */
+/** The `elicitation/create` params for a request: its form, scoped to the session and tool call. */
 export const elicitationParams = (
   request: AskUserQuestionRequest,
   scope: SessionScope
@@ -31,7 +31,7 @@ export const elicitationParams = (
   const form = toElicitationForm(request)
   return {
     sessionId: scope.sessionId,
-    ...(scope.toolCallId === undefined ? {} : { toolCallId: scope.toolCallId }),
+    toolCallId: scope.toolCallId,
     mode: "form",
     message: form.message,
     requestedSchema: form.requestedSchema
@@ -49,48 +49,108 @@ const failed = (cause: unknown): ProviderFailed =>
       cause
     })
 
-/** Ends a pending elicitation from outside (a `session/cancel`, the provider closing) with this error. */
-export type CancelElicitation = (error: AskCancelled | ProviderClosed) => void
+/**
+ * A pending elicitation as its session sees it: `cancel` ends it from
+ * outside (the provider closing, a `session/cancel` whose grace ran out);
+ * `cancelledByClient` is set by `session/cancel`, so that a response racing
+ * the cancel still ends the ask as the client's cancel; `settled` resolves
+ * once the elicitation is over, however it ended.
+ */
+export interface PendingForm {
+  readonly cancel: (error: AskCancelled | ProviderClosed) => void
+  cancelledByClient: AskCancelled | undefined
+  readonly settled: Promise<void>
+}
+
+type Failure = ProviderFailed | AskCancelled | ProviderClosed
 
 /**
- * Sends the elicitation. Interrupting the fiber, or calling the canceller it
- * adds to `cancellers` while pending, aborts the request's
- * `cancellationSignal`, so `$/cancel_request` goes on the wire, and stops
- * waiting for the client's reply at once (`stopWaitingOnCancel`): a client
- * that never answers the cancellation cannot hold the ask.
+ * The form ended because the client cancelled its session (`session/cancel`):
+ * the ask fails with `error`, and nothing more is reported to the client,
+ * which has already marked the turn's tool calls cancelled.
+ */
+export class SessionCancelled extends Data.TaggedError("SessionCancelled")<{ readonly error: AskCancelled }> {}
+
+/**
+ * Sends the elicitation. Interrupting the fiber, or calling the form's
+ * `cancel` while it is pending, aborts the request's `cancellationSignal`, so
+ * `$/cancel_request` goes on the wire, and stops waiting for the client's
+ * reply at once (`stopWaitingOnCancel`): a client that never answers the
+ * cancellation cannot hold the ask. Once the SDK has matched the client's
+ * response, aborting sends nothing (the SDK drops its abort listener then),
+ * so a form already answered is never cancelled on the wire.
+ *
+ * Anything but an accepted form settles one macrotask later: every message
+ * already read from the client (a `session/cancel` sent in the same breath as
+ * the form's `cancel`, in either order) has been dispatched by then, and a
+ * form whose session was cancelled fails as that cancel.
  */
 export const sendElicitation = (
   client: acp.AgentContext,
   params: acp.CreateElicitationRequest,
-  cancellers: Set<CancelElicitation>
-): Effect.Effect<acp.CreateElicitationResponse, ProviderFailed | AskCancelled | ProviderClosed> =>
+  forms: Set<PendingForm>
+): Effect.Effect<acp.CreateElicitationResponse, Failure | SessionCancelled> =>
   Effect.callback((resume) => {
     const controller = new AbortController()
-    const settle = (
-      outcome: Effect.Effect<acp.CreateElicitationResponse, ProviderFailed | AskCancelled | ProviderClosed>
-    ) => {
-      cancellers.delete(cancel)
-      resume(outcome)
+    let markSettled!: () => void
+    const form: PendingForm = {
+      cancel: (error) => {
+        if (!forms.delete(form)) return
+        markSettled()
+        const cancelled = form.cancelledByClient
+        resume(Effect.fail(cancelled === undefined ? error : new SessionCancelled({ error: cancelled })))
+        controller.abort(error)
+      },
+      cancelledByClient: undefined,
+      settled: new Promise<void>((resolve) => {
+        markSettled = resolve
+      })
     }
-    const cancel: CancelElicitation = (error) => {
-      settle(Effect.fail(error))
-      controller.abort(error)
+    const finish = (outcome: Result.Result<acp.CreateElicitationResponse, Failure>) => {
+      if (!forms.delete(form)) return
+      markSettled()
+      const cancelled = form.cancelledByClient
+      if (cancelled === undefined) return resume(Result.isSuccess(outcome) ? Effect.succeed(outcome.success) : Effect.fail(outcome.failure))
+      // The client's own words for its form's cancel beat the generic session cancel.
+      const reason = Result.isSuccess(outcome) ? clientReason(outcome.success) : undefined
+      resume(Effect.fail(
+        new SessionCancelled({
+          error: reason === undefined ? cancelled : new AskCancelled({ message: `The ACP client cancelled the form: ${reason}` })
+        })
+      ))
     }
-    cancellers.add(cancel)
+    const settleAfterInput = (outcome: Result.Result<acp.CreateElicitationResponse, Failure>) => {
+      if (Result.isSuccess(outcome) && (outcome.success as { readonly action?: unknown }).action === "accept" && form.cancelledByClient === undefined) {
+        return finish(outcome)
+      }
+      setImmediate(finish, outcome)
+    }
+    forms.add(form)
     client.request(acp.methods.client.elicitation.create, params, {
       cancellationSignal: controller.signal,
       stopWaitingOnCancel: true
-    }).then((response) => settle(Effect.succeed(response)), (cause) => settle(Effect.fail(failed(cause))))
+    }).then(
+      (response) => settleAfterInput(Result.succeed(response)),
+      (cause) => settleAfterInput(Result.fail(failed(cause)))
+    )
     return Effect.sync(() => {
-      cancellers.delete(cancel)
+      if (forms.delete(form)) markSettled()
       controller.abort()
     })
   })
+
+/** The client's own words for ending a form (`_meta.message`), when it gave any. */
+export const clientReason = (response: object): string | undefined => {
+  const meta = (response as { readonly _meta?: unknown })._meta
+  const message = typeof meta === "object" && meta !== null ? (meta as { readonly message?: unknown }).message : undefined
+  return typeof message === "string" && message.trim() !== "" ? message : undefined
+}
 
 /**
  * The client's response as the seam sees it: accept → the answer read from
  * the form (validated); decline → `AskDeclined`; cancel or any other action →
  * `AskCancelled`; a result that is not a response at all → `ProviderFailed`.
+ * The client's reason (`_meta.message`) is kept in the error's message.
  */
 export const outcomeOf = (
   request: AskUserQuestionRequest,
@@ -100,18 +160,24 @@ export const outcomeOf = (
     return Effect.fail(new ProviderFailed({ message: "The ACP client's elicitation result is not an object.", cause: response }))
   }
   const { action, content } = response as { readonly action?: unknown; readonly content?: unknown }
+  const reason = clientReason(response)
+  const because = reason === undefined ? "" : `: ${reason}`
   switch (action) {
     case "accept": {
       const answer = fromElicitationContent(request, content)
       return Result.isSuccess(answer) ? Effect.succeed(answer.success) : Effect.fail(answer.failure)
     }
     case "decline":
-      return Effect.fail(new AskDeclined({ message: "The human declined the ACP form." }))
+      return Effect.fail(new AskDeclined({
+        message: reason === undefined ? "The human declined the ACP form." : `The ACP client declined the form: ${reason}`
+      }))
     case "cancel":
-      return Effect.fail(new AskCancelled({ message: "The human cancelled the ACP form." }))
+      return Effect.fail(new AskCancelled({
+        message: reason === undefined ? "The human cancelled the ACP form." : `The ACP client cancelled the form: ${reason}`
+      }))
     default:
       return Effect.fail(new AskCancelled({
-        message: `The ACP client ended the form with the unknown action ${JSON.stringify(action) ?? "undefined"}.`
+        message: `The ACP client ended the form with the unknown action ${JSON.stringify(action) ?? "undefined"}${because}.`
       }))
   }
 }
