@@ -203,12 +203,12 @@ describe("ask_user_question over MCP (in process)", () => {
 })
 
 // Random valid requests: schema-generated, then made to pass the request checks
-// (unique question ids, unique labels within a question).
+// (unique question ids, unique labels within a question, no blank question text).
 const requests: Arbitrary.Arbitrary<AskUserQuestionRequest> = Arbitrary.schema(Schema.Struct({
   questions: Schema.NonEmptyArray(AskUserQuestionItem)
 })).pipe(Arbitrary.map((raw): AskUserQuestionRequest => ({
   questions: raw.questions.map((q, i) => {
-    const question = { ...q, id: `${q.id}#${i}` }
+    const question = { ...q, id: `${q.id}#${i}`, question: q.question.trim() === "" ? `${q.question}?` : q.question }
     if (q.options === undefined) return question
     const seen = new Set<string>()
     return { ...question, options: q.options.filter((o) => !seen.has(o.label) && seen.add(o.label)) }

@@ -124,6 +124,7 @@ describe("every ask settles", () => {
         // A corruption that found nothing to break hands the request back untouched;
         // generated requests may still repeat ids or labels by chance.
         const validRequest = input === request && request.questions.length > 0 &&
+          request.questions.every((q) => q.question.trim() !== "") &&
           !repeats(request.questions.map((q) => q.id)) &&
           request.questions.every((q) => !repeats((q.options ?? []).map((o) => o.label)))
         if (Exit.isSuccess(exit)) {
