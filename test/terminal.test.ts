@@ -9,9 +9,12 @@ import {
   down,
   enter,
   esc,
+  key,
+  left,
   makeTestTerminal,
   ownSequences,
   space,
+  right,
   type TestTerminal,
   typed,
   unsafeChars,
@@ -47,6 +50,10 @@ const withTerminal = <A, E>(
       Effect.provide(UserInteraction.layerWith(TerminalProvider.layerTerminal(options).pipe(Layer.provide(terminal.layer))))
     )
   })
+
+/** Each frame drawn while a question was being answered (the line left once it is done cut off). */
+const framesOf = (terminal: TestTerminal) =>
+  terminal.written().split("\x1b[?25l").slice(1).map((frame) => frame.replace(ownSequences, "").split("✔")[0]!)
 
 /** The written text with the prompt's own control sequences removed. */
 const visibleText = (terminal: TestTerminal) => terminal.written().replace(ownSequences, "")
@@ -275,6 +282,99 @@ describe("TerminalProvider, TTY mode", () => {
         expect(frames.at(-1)).toContain("↑")
         // Every frame fits the 24-row test terminal, so it can be erased and redrawn.
         for (const frame of frames) expect(frame.split("\n").length).toBeLessThanOrEqual(24)
+      })
+    ))
+
+  it.effect("a free-text question draws one input line, with one cursor", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(typed("aisle seat"), enter)
+        const answer = yield* UserInteraction.ask({ questions: [{ id: "seat", question: "Which seat?" }] })
+        expect(answer.answers).toEqual([{ id: "seat", selected: [], custom: "aisle seat" }])
+        const frames = framesOf(terminal)
+        const last = frames.at(-1)!
+        expect(last).toContain("❯ aisle seat█")
+        expect(last).not.toContain("Other")
+        expect(last.split("█")).toHaveLength(2)
+        expect(last.split("❯")).toHaveLength(2)
+      })
+    ))
+
+  it.effect("ticked options then Other text: the screen says the text replaces the ticked options", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const multi: AskUserQuestionRequest = { questions: [batch.questions[1]!] }
+        yield* terminal.press(space, down, space, down, down)
+        const asked = yield* Effect.forkChild(UserInteraction.ask(multi))
+        yield* terminal.waitFor((text) => text.includes("[x] billing") && text.includes("replaces the 2 ticked options"))
+        yield* terminal.press(enter, typed("all"))
+        yield* terminal.waitFor((text) => text.replace(ownSequences, "").includes("Other: all█  (replaces the 2 ticked options)"))
+        yield* terminal.press(enter)
+        expect((yield* Fiber.join(asked)).answers).toEqual([{ id: "features", selected: [], custom: "all" }])
+        // One ticked option is named in the singular.
+        const one = yield* withTerminal((again) =>
+          again.press(space, down, down, down).pipe(
+            Effect.andThen(Effect.forkChild(UserInteraction.ask(multi))),
+            Effect.tap(() => again.waitFor((text) => text.includes("(replaces the ticked option)"))),
+            Effect.tap(() => again.press(enter, typed("x"), enter)),
+            Effect.flatMap(Fiber.join)
+          ))
+        expect(one.answers[0]!.custom).toBe("x")
+      })
+    ))
+
+  it.effect("a text field edits in the middle: ←/→, Home/End, Backspace and Delete at the caret", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(
+          typed("aisle seat"),
+          key("home"), typed("an "), // "an aisle seat"
+          key("end"), { name: "backspace" }, typed("t"), // unchanged
+          left, left, left, left, key("delete"), typed("S"), // "an aisle Seat"
+          ctrl("a"), key("delete"), typed("A"), // "An aisle Seat"
+          ctrl("e"), right, typed("!") // Right at the end does nothing
+        )
+        const asked = yield* Effect.forkChild(UserInteraction.ask({ questions: [{ id: "seat", question: "Which seat?" }] }))
+        yield* terminal.waitFor((text) => text.replace(ownSequences, "").includes("❯ An aisle Seat!█"))
+        yield* terminal.press(left, left)
+        // The caret in the middle is the character under it in reverse video.
+        yield* terminal.waitFor((text) => text.includes("An aisle Sea\x1b[7mt\x1b[27m!"))
+        yield* terminal.press(enter)
+        expect((yield* Fiber.join(asked)).answers[0]!.custom).toBe("An aisle Seat!")
+      })
+    ))
+
+  it.effect("a question taller than the terminal is cut to fit, so every frame can be erased", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const text = Array.from({ length: 60 }, (_, i) => `question line ${i + 1}`).join("\n")
+        const tall = { questions: [{ id: "t", question: text, options: [{ label: "yes" }, { label: "no" }] }] }
+        yield* terminal.press(down, down, down, up, up, up, down, enter)
+        const answer = yield* UserInteraction.ask(tall)
+        expect(answer.answers[0]!.selected).toEqual(["no"])
+        const frames = framesOf(terminal)
+        expect(frames.length).toBeGreaterThan(5)
+        for (const frame of frames) {
+          // The 24-row test terminal, one row spare: the whole menu, the footer and the start of the question.
+          expect(frame.split("\n").length).toBeLessThanOrEqual(23)
+          expect(frame).toContain("question line 1\n")
+          expect(frame).toMatch(/… \d+ more lines of the question/)
+          expect(frame).toContain("Other (type your own answer)")
+        }
+      })
+    ))
+
+  it.effect("rows wider than the terminal are cut to one screen row", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const wide = { questions: [{ id: "w", question: "Pick", options: Array.from({ length: 30 }, (_, i) => ({ label: `${i} ${"x".repeat(200)}` })) }] }
+        yield* terminal.press(enter)
+        yield* UserInteraction.ask(wide)
+        const frames = framesOf(terminal)
+        for (const frame of frames) {
+          for (const row of frame.split("\n")) expect(Array.from(row).length).toBeLessThanOrEqual(80)
+          expect(frame.split("\n").length).toBeLessThanOrEqual(23)
+        }
       })
     ))
 
