@@ -433,9 +433,65 @@ describe("TerminalProvider, line mode", () => {
       input.write("\n3\n1,2\n2\n")
       const answer = yield* UserInteraction.ask(single).pipe(Effect.provide(lineProvider(input, output)))
       expect(answer.answers).toEqual([{ id: "db", selected: ["SQLite"] }])
-      expect(printed()).toContain("Please type a number from 1 to 2")
-      expect(printed()).toContain("There is no option 3")
-      expect(printed()).toContain("Only one option can be chosen here")
+      // Every hint is one line in the footer style, and says what each kind of line does.
+      expect(printed()).toContain("Nothing typed · 1-2 or a label chooses · other text is your own answer · - skips · ! cancels")
+      expect(printed()).toContain("There is no option 3 · 1-2 or a label chooses")
+      expect(printed()).toContain("Only one option can be chosen here · 1-2")
+    }))
+
+  it.effect("a single option reads \"1\", not \"1-1\"", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const printed = collect(output)
+      input.write("2\n1\n")
+      const answer = yield* UserInteraction.ask({ questions: [{ id: "go", question: "Go?", options: [{ label: "Yes" }] }] }).pipe(
+        Effect.provide(lineProvider(input, output))
+      )
+      expect(answer.answers).toEqual([{ id: "go", selected: ["Yes"] }])
+      expect(printed()).toContain("1 or a label chooses")
+      expect(printed()).not.toContain("1-1")
+    }))
+
+  it.effect("- skips a question, \\- and \\! are literal text, a label chooses without its (Recommended) suffix", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const printed = collect(output)
+      input.write("postgres\n-\n\\!\n")
+      const answer = yield* UserInteraction.ask(batch).pipe(Effect.provide(lineProvider(input, output)))
+      expect(answer.answers).toEqual([
+        { id: "db", selected: ["Postgres (Recommended)"] },
+        { id: "features", selected: [] },
+        { id: "name", selected: [], custom: "!" }
+      ])
+      expect(printed()).toContain("- skips · ! cancels · \\- or \\! for those texts")
+      const dash = new PassThrough()
+      dash.end("\\-\n")
+      const literal = yield* UserInteraction.ask({ questions: [batch.questions[2]!] }).pipe(
+        Effect.provide(lineProvider(dash, new PassThrough()))
+      )
+      expect(literal.answers[0]!.custom).toBe("-")
+    }))
+
+  it.effect("a label that matches several options (ignoring case and the suffix) is custom text", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      input.write("lisbon\nSQLITE\n")
+      const ambiguous = { questions: [{ id: "city", question: "Where?", options: [{ label: "Lisbon (Recommended)" }, { label: "lisbon" }] }] }
+      const answers = yield* Effect.all([UserInteraction.ask(ambiguous), UserInteraction.ask(single)]).pipe(
+        Effect.provide(lineProvider(input, new PassThrough()))
+      )
+      expect(answers[0].answers).toEqual([{ id: "city", selected: [], custom: "lisbon" }])
+      expect(answers[1].answers).toEqual([{ id: "db", selected: ["SQLite"] }])
+    }))
+
+  it.effect("! cancels the whole request (ASK_CANCELLED)", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      input.write("1\n!\n")
+      const error = yield* Effect.flip(UserInteraction.ask(batch).pipe(Effect.provide(lineProvider(input, new PassThrough()))))
+      expect(error.code).toBe("ASK_CANCELLED")
     }))
 
   it.effect("multi-select takes 1,3 and any other text is a custom answer", () =>

@@ -57,6 +57,9 @@ export type Step =
   | { readonly _tag: "Beep" }
   | { readonly _tag: "Done"; readonly outcome: QuestionOutcome }
 
+/** Joins hint parts the one way every hint is written, on a TTY and in line mode: `↑/↓ move · Enter chooses`. */
+export const hintLine = (parts: ReadonlyArray<string>): string => parts.join(" · ")
+
 /** The label of the free-text row. */
 export const otherLabel = "Other (type your own answer)"
 /** The label of the skip row (batches only). */

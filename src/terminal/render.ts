@@ -7,6 +7,7 @@
  */
 import { sanitize, sanitizeLine } from "../internal/sanitize.js"
 import {
+  hintLine,
   type QuestionContext,
   type QuestionOutcome,
   type QuestionState,
@@ -27,9 +28,6 @@ const dim = (style: Style, text: string) => sgr(style, "2", text)
 const accent = (style: Style, text: string) => sgr(style, "36", text)
 // The caret inside a text field: reverse video, an attribute rather than a colour, so it shows with NO_COLOR.
 const reverse = (text: string) => `\x1b[7m${text}\x1b[27m`
-
-/** Joins hint parts the one way every hint is written: `↑/↓ move · Enter chooses · Esc cancels`. */
-export const hintLine = (parts: ReadonlyArray<string>): string => parts.join(" · ")
 
 /** What custom text does to ticked options, said before it happens. */
 export const replacesTicked = (ticked: number): string =>
