@@ -6,7 +6,7 @@
  * takes it down.
  *
  * Register it in Zed as a custom agent with the command
- * `node examples/acp-agent.ts` (after `npm run build`; see docs/readme/acp.md).
+ * `node examples/acp-agent.ts` (after `npm run build`; see docs/acp.md).
  */
 import * as acp from "@agentclientprotocol/sdk"
 import { ManagedRuntime } from "effect"

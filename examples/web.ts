@@ -32,4 +32,11 @@ const program = Effect.gen(function*() {
   yield* Console.log(JSON.stringify(answer))
 })
 
-NodeRuntime.runMain(program.pipe(Effect.provide(UserInteraction.layerWith(WebProvider.layer({ port: 0 })))))
+// A cancel, a timeout or a closed page ends with one line, as `ask-user` prints it, not a stack trace.
+NodeRuntime.runMain(
+  program.pipe(
+    Effect.tapError((error) => Console.error(`${error.code}: ${error.message}`)),
+    Effect.provide(UserInteraction.layerWith(WebProvider.layer({ port: 0 })))
+  ),
+  { disableErrorReporting: true }
+)

@@ -80,9 +80,16 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(result.stdout.trim().split("\n")).toHaveLength(1)
     expect(result.stderr).toContain("1. Postgres")
     expect(result.stderr).toContain("Question 3 of 3")
-    expect(result.stderr).toContain("Please type a number from 1 to 2")
+    expect(result.stderr).toContain("Nothing typed · 1-2 or a label chooses")
     expect(result.stderr).toContain("There is no option 7")
     expect(result.stderr).toContain("There is no option 4")
+  })
+
+  it("line mode: ! cancels the request with exit 3", async () => {
+    const result = await runWith([files["request.json"]!], "2\n!\n")
+    expect(result.code).toBe(3)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain("ASK_CANCELLED")
   })
 
   it("input that ends before an answer exits 1 with PROVIDER_CLOSED on stderr", async () => {

@@ -29,6 +29,13 @@ const request = {
 }
 const files = tempFiles({
   "request.json": request,
+  "tall.json": {
+    questions: [{
+      id: "tall",
+      question: Array.from({ length: 60 }, (_, i) => `question line ${String(i + 1).padStart(2, "0")}`).join("\n"),
+      options: [{ label: "yes" }, { label: "no" }]
+    }]
+  },
   "hostile.json": {
     agent: { id: "x", name: "\x1b]0;evil title\x07agent" },
     questions: [{ id: "q", header: hostile[1], question: hostile.join(" | "), options: hostile.map((label) => ({ label, description: label })) }]
@@ -38,7 +45,7 @@ const files = tempFiles({
 let sessions = 0
 
 /** Runs `command` (a shell command line) in a fresh tmux window; returns helpers to drive it. */
-const open = (command: string) => {
+const open = (command: string, height = 50) => {
   const name = `s${++sessions}`
   const dir = tempDir()
   const out = `${dir}/out.json`
@@ -46,7 +53,7 @@ const open = (command: string) => {
   const stty = `${dir}/stty`
   // After the program ends, record its status and the terminal's settings, then idle so the pane can be read.
   const script = `${command} >${out}; echo $? >${status}; stty -a >${stty}; echo DONE; sleep 600`
-  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "50", "sh", "-c", script)
+  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", String(height), "sh", "-c", script)
   const screen = () => tmux("capture-pane", "-p", "-t", name)
   const history = () => tmux("capture-pane", "-p", "-S", "-500", "-t", name)
   const waitFor = async (predicate: (text: string) => boolean, what: string) => {
@@ -97,9 +104,15 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     pane.keys("Space", "Down", "Space", "Down", "Down", "Enter")
     await pane.waitFor((text) => text.includes("Other: "), "the Other field")
     pane.text("CSV and JSON")
+    // Typed text replaces the ticked options: the screen says so before Enter.
+    await pane.waitFor((text) => text.includes("Other: CSV and JSON█  (replaces the 2 ticked options)"), "the note")
     pane.keys("Enter")
     await pane.waitFor((text) => text.includes("Question 3 of 3"), "the third question")
     pane.text("ledger")
+    // A free-text question has one input line and one cursor.
+    const typing = await pane.waitFor((text) => text.includes("ledger█"), "the typed text")
+    expect(typing.split("ledger")).toHaveLength(2)
+    expect(typing).not.toContain("Other")
     pane.keys("Enter")
     const result = await pane.finished()
     expect(result.status).toBe(0)
@@ -174,6 +187,24 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     expect(result.status).toBe(4)
     expect(result.cooked).toBe(true)
     expect(result.cursorVisible).toBe(true)
+  })
+
+  it("a question taller than the pane stays usable and leaves no stale copies in the scrollback", async () => {
+    const pane = open(`${askUser} ${files["tall.json"]}`, 30)
+    await pane.waitFor((text) => text.includes("❯ yes"), "the question")
+    for (let i = 0; i < 5; i++) {
+      pane.keys(i % 2 === 0 ? "Down" : "Up")
+      await pane.waitFor((text) => text.includes(i % 2 === 0 ? "❯ no" : "❯ yes"), `arrow press ${i + 1}`)
+    }
+    const screen = pane.screen()
+    expect(screen).toContain("question line 01")
+    expect(screen).toMatch(/more lines of the question/)
+    expect(screen).toContain("Other (type your own answer)")
+    expect(pane.history().split("question line 01")).toHaveLength(2)
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["no"])
   })
 
   it("hostile model text is shown as visible escapes: no clear, no title, no clipboard", async () => {

@@ -13,6 +13,14 @@ describe("sanitize", () => {
     expect(sanitize("nul\x00")).toBe("nul\\x00")
   })
 
+  it("shows invisible format characters as visible escapes: ye\\u200bs never reads as yes", () => {
+    expect(sanitize("ye\u200bs")).toBe("ye\\u200bs")
+    expect(sanitize("\u200c\u200d\u200e\u200f\u061c\u2028\u2029\ufeff")).toBe(
+      "\\u200c\\u200d\\u200e\\u200f\\u061c\\u2028\\u2029\\ufeff"
+    )
+    expect(hasUnsafe("ye\u200bs")).toBe(true)
+  })
+
   it("keeps newlines and tabs, and sanitizeLine flattens them for one menu row", () => {
     expect(sanitize("one\ntwo\tthree")).toBe("one\ntwo\tthree")
     expect(sanitizeLine("one\ntwo\tthree\x1b")).toBe("one two three\\x1b")
@@ -45,7 +53,7 @@ describe("sanitize", () => {
   const hostileText = Schema.Array(Schema.Literals([
     "a", " ", "\n", "\t", "\\", "x", "1", "[", "]", ";", "é", "数", "🚀",
     "\x00", "\x07", "\x1b", "\x7f", "\x84", "\x85", "\x90", "\x9b", "\x9c", "\x9d", "\x9f",
-    "\u202a", "\u202e", "\u2066", "\u2069"
+    "\u202a", "\u202e", "\u2066", "\u2069", "\u200b", "\u200d", "\u200f", "\u061c", "\u2028", "\ufeff"
   ]))
 
   it.prop("neutralises text built mostly of control characters", [hostileText], ([chars]) => {

@@ -9,9 +9,12 @@ import {
   down,
   enter,
   esc,
+  key,
+  left,
   makeTestTerminal,
   ownSequences,
   space,
+  right,
   type TestTerminal,
   typed,
   unsafeChars,
@@ -47,6 +50,10 @@ const withTerminal = <A, E>(
       Effect.provide(UserInteraction.layerWith(TerminalProvider.layerTerminal(options).pipe(Layer.provide(terminal.layer))))
     )
   })
+
+/** Each frame drawn while a question was being answered (the line left once it is done cut off). */
+const framesOf = (terminal: TestTerminal) =>
+  terminal.written().split("\x1b[?25l").slice(1).map((frame) => frame.replace(ownSequences, "").split("✔")[0]!)
 
 /** The written text with the prompt's own control sequences removed. */
 const visibleText = (terminal: TestTerminal) => terminal.written().replace(ownSequences, "")
@@ -278,6 +285,99 @@ describe("TerminalProvider, TTY mode", () => {
       })
     ))
 
+  it.effect("a free-text question draws one input line, with one cursor", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(typed("aisle seat"), enter)
+        const answer = yield* UserInteraction.ask({ questions: [{ id: "seat", question: "Which seat?" }] })
+        expect(answer.answers).toEqual([{ id: "seat", selected: [], custom: "aisle seat" }])
+        const frames = framesOf(terminal)
+        const last = frames.at(-1)!
+        expect(last).toContain("❯ aisle seat█")
+        expect(last).not.toContain("Other")
+        expect(last.split("█")).toHaveLength(2)
+        expect(last.split("❯")).toHaveLength(2)
+      })
+    ))
+
+  it.effect("ticked options then Other text: the screen says the text replaces the ticked options", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const multi: AskUserQuestionRequest = { questions: [batch.questions[1]!] }
+        yield* terminal.press(space, down, space, down, down)
+        const asked = yield* Effect.forkChild(UserInteraction.ask(multi))
+        yield* terminal.waitFor((text) => text.includes("[x] billing") && text.includes("replaces the 2 ticked options"))
+        yield* terminal.press(enter, typed("all"))
+        yield* terminal.waitFor((text) => text.replace(ownSequences, "").includes("Other: all█  (replaces the 2 ticked options)"))
+        yield* terminal.press(enter)
+        expect((yield* Fiber.join(asked)).answers).toEqual([{ id: "features", selected: [], custom: "all" }])
+        // One ticked option is named in the singular.
+        const one = yield* withTerminal((again) =>
+          again.press(space, down, down, down).pipe(
+            Effect.andThen(Effect.forkChild(UserInteraction.ask(multi))),
+            Effect.tap(() => again.waitFor((text) => text.includes("(replaces the ticked option)"))),
+            Effect.tap(() => again.press(enter, typed("x"), enter)),
+            Effect.flatMap(Fiber.join)
+          ))
+        expect(one.answers[0]!.custom).toBe("x")
+      })
+    ))
+
+  it.effect("a text field edits in the middle: ←/→, Home/End, Backspace and Delete at the caret", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(
+          typed("aisle seat"),
+          key("home"), typed("an "), // "an aisle seat"
+          key("end"), { name: "backspace" }, typed("t"), // unchanged
+          left, left, left, left, key("delete"), typed("S"), // "an aisle Seat"
+          ctrl("a"), key("delete"), typed("A"), // "An aisle Seat"
+          ctrl("e"), right, typed("!") // Right at the end does nothing
+        )
+        const asked = yield* Effect.forkChild(UserInteraction.ask({ questions: [{ id: "seat", question: "Which seat?" }] }))
+        yield* terminal.waitFor((text) => text.replace(ownSequences, "").includes("❯ An aisle Seat!█"))
+        yield* terminal.press(left, left)
+        // The caret in the middle is the character under it in reverse video.
+        yield* terminal.waitFor((text) => text.includes("An aisle Sea\x1b[7mt\x1b[27m!"))
+        yield* terminal.press(enter)
+        expect((yield* Fiber.join(asked)).answers[0]!.custom).toBe("An aisle Seat!")
+      })
+    ))
+
+  it.effect("a question taller than the terminal is cut to fit, so every frame can be erased", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const text = Array.from({ length: 60 }, (_, i) => `question line ${i + 1}`).join("\n")
+        const tall = { questions: [{ id: "t", question: text, options: [{ label: "yes" }, { label: "no" }] }] }
+        yield* terminal.press(down, down, down, up, up, up, down, enter)
+        const answer = yield* UserInteraction.ask(tall)
+        expect(answer.answers[0]!.selected).toEqual(["no"])
+        const frames = framesOf(terminal)
+        expect(frames.length).toBeGreaterThan(5)
+        for (const frame of frames) {
+          // The 24-row test terminal, one row spare: the whole menu, the footer and the start of the question.
+          expect(frame.split("\n").length).toBeLessThanOrEqual(23)
+          expect(frame).toContain("question line 1\n")
+          expect(frame).toMatch(/… \d+ more lines of the question/)
+          expect(frame).toContain("Other (type your own answer)")
+        }
+      })
+    ))
+
+  it.effect("rows wider than the terminal are cut to one screen row", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const wide = { questions: [{ id: "w", question: "Pick", options: Array.from({ length: 30 }, (_, i) => ({ label: `${i} ${"x".repeat(200)}` })) }] }
+        yield* terminal.press(enter)
+        yield* UserInteraction.ask(wide)
+        const frames = framesOf(terminal)
+        for (const frame of frames) {
+          for (const row of frame.split("\n")) expect(Array.from(row).length).toBeLessThanOrEqual(80)
+          expect(frame.split("\n").length).toBeLessThanOrEqual(23)
+        }
+      })
+    ))
+
   it.effect("hostile model text never reaches the terminal raw; answers keep labels unchanged", () =>
     withTerminal((terminal) =>
       Effect.gen(function*() {
@@ -333,9 +433,65 @@ describe("TerminalProvider, line mode", () => {
       input.write("\n3\n1,2\n2\n")
       const answer = yield* UserInteraction.ask(single).pipe(Effect.provide(lineProvider(input, output)))
       expect(answer.answers).toEqual([{ id: "db", selected: ["SQLite"] }])
-      expect(printed()).toContain("Please type a number from 1 to 2")
-      expect(printed()).toContain("There is no option 3")
-      expect(printed()).toContain("Only one option can be chosen here")
+      // Every hint is one line in the footer style, and says what each kind of line does.
+      expect(printed()).toContain("Nothing typed · 1-2 or a label chooses · other text is your own answer · - skips · ! cancels")
+      expect(printed()).toContain("There is no option 3 · 1-2 or a label chooses")
+      expect(printed()).toContain("Only one option can be chosen here · 1-2")
+    }))
+
+  it.effect("a single option reads \"1\", not \"1-1\"", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const printed = collect(output)
+      input.write("2\n1\n")
+      const answer = yield* UserInteraction.ask({ questions: [{ id: "go", question: "Go?", options: [{ label: "Yes" }] }] }).pipe(
+        Effect.provide(lineProvider(input, output))
+      )
+      expect(answer.answers).toEqual([{ id: "go", selected: ["Yes"] }])
+      expect(printed()).toContain("1 or a label chooses")
+      expect(printed()).not.toContain("1-1")
+    }))
+
+  it.effect("- skips a question, \\- and \\! are literal text, a label chooses without its (Recommended) suffix", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const printed = collect(output)
+      input.write("postgres\n-\n\\!\n")
+      const answer = yield* UserInteraction.ask(batch).pipe(Effect.provide(lineProvider(input, output)))
+      expect(answer.answers).toEqual([
+        { id: "db", selected: ["Postgres (Recommended)"] },
+        { id: "features", selected: [] },
+        { id: "name", selected: [], custom: "!" }
+      ])
+      expect(printed()).toContain("- skips · ! cancels · \\- or \\! for those texts")
+      const dash = new PassThrough()
+      dash.end("\\-\n")
+      const literal = yield* UserInteraction.ask({ questions: [batch.questions[2]!] }).pipe(
+        Effect.provide(lineProvider(dash, new PassThrough()))
+      )
+      expect(literal.answers[0]!.custom).toBe("-")
+    }))
+
+  it.effect("a label that matches several options (ignoring case and the suffix) is custom text", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      input.write("lisbon\nSQLITE\n")
+      const ambiguous = { questions: [{ id: "city", question: "Where?", options: [{ label: "Lisbon (Recommended)" }, { label: "lisbon" }] }] }
+      const answers = yield* Effect.all([UserInteraction.ask(ambiguous), UserInteraction.ask(single)]).pipe(
+        Effect.provide(lineProvider(input, new PassThrough()))
+      )
+      expect(answers[0].answers).toEqual([{ id: "city", selected: [], custom: "lisbon" }])
+      expect(answers[1].answers).toEqual([{ id: "db", selected: ["SQLite"] }])
+    }))
+
+  it.effect("! cancels the whole request (ASK_CANCELLED)", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      input.write("1\n!\n")
+      const error = yield* Effect.flip(UserInteraction.ask(batch).pipe(Effect.provide(lineProvider(input, new PassThrough()))))
+      expect(error.code).toBe("ASK_CANCELLED")
     }))
 
   it.effect("multi-select takes 1,3 and any other text is a custom answer", () =>

@@ -19,6 +19,8 @@ export const down = key("down")
 export const up = key("up")
 export const space = key("space", " ")
 export const esc = key("escape")
+export const left = key("left")
+export const right = key("right")
 
 export interface TestTerminal {
   readonly layer: Layer.Layer<Terminal.Terminal>
@@ -75,8 +77,8 @@ export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function
   }
 })
 
-/** The control sequences the prompts themselves write (cursor, erase, bell); everything else must be inert. */
-export const ownSequences = /\x1b\[\?25[lh]|\x1b\[2K|\x1b\[1A|\r|\x07/g
+/** The control sequences the prompts themselves write (cursor, erase, caret, bell); everything else must be inert. */
+export const ownSequences = /\x1b\[\?25[lh]|\x1b\[2K|\x1b\[1A|\x1b\[2?7m|\r|\x07/g
 
 /** Characters that must never reach a terminal from model text. */
 export const unsafeChars = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/u

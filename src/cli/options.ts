@@ -57,14 +57,15 @@ export const bell: Flag.Flag<boolean> = Flag.Boolean("bell").pipe(
 
 /**
  * `--answers FILE`: answer from a file instead of asking a human (for CI and
- * evals). See `answersFile.ts` for the format.
+ * evals). See `answersFile.ts` for the two forms.
  *
  * @since 0.1.0
  */
 export const answers: Flag.Flag<Option.Option<string>> = Flag.String("answers").pipe(
   Flag.withMetavar("FILE"),
   Flag.withDescription(
-    "Answer from this JSON file instead of asking: { \"<question id>\": \"Label\" | [\"A\", \"B\"] | { \"custom\": \"text\" } | null }."
+    "Answer from this JSON file instead of asking: the answer JSON a run printed, or " +
+      "{ \"<question id>\": \"Label\" | [\"A\", \"B\"] | { \"custom\": \"text\" } | null }."
   ),
   Flag.optional
 )

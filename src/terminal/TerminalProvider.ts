@@ -12,8 +12,8 @@
  *
  * One question is on screen at a time: concurrent asks wait their turn in
  * order. Model-supplied text is shown inert (no escape sequence, control
- * character or BiDi override reaches the terminal); answers carry labels
- * unchanged.
+ * character, BiDi override or invisible format character reaches the
+ * terminal); answers carry labels unchanged.
  *
  * @since 0.1.0
  */
@@ -123,8 +123,9 @@ export const layerTerminal = (
 
 /**
  * Line mode: questions printed with numbered options on `output` (stderr by
- * default), one answer per line read from `input`. End of input fails
- * pending asks with `ProviderClosed`.
+ * default), one answer per line read from `input` (a number, numbers, a
+ * label, free text, `-` to skip, `!` to cancel). End of input fails pending
+ * asks with `ProviderClosed`.
  *
  * @since 0.1.0
  */

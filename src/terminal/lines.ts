@@ -2,19 +2,26 @@
  * Line mode of the terminal provider, for input that is not a TTY (pipes,
  * CI, `script`): each question is printed with numbered options, and one line
  * of input answers it. `2` picks an option, `1,3` or `1 3` several (for a
- * multi-select question), any other text is a custom answer. An empty line, a
- * number outside 1..N, or several numbers for a single-select question print a
- * one-line hint and read again. End of input fails the ask with
- * `ProviderClosed`.
+ * multi-select question); an option's label picks it too (ignoring case and a
+ * "(Recommended)" suffix, when only one option matches); `-` skips the
+ * question and `!` cancels the request (`\-` and `\!` are those texts); any
+ * other text is a custom answer. An empty line, a number outside 1..N, or
+ * several numbers for a single-select question print a one-line hint and read
+ * again. End of input fails the ask with `ProviderClosed`.
  *
  * @internal
  */
 import { type Cause, Effect, Queue, type Scope } from "effect"
 import * as readline from "node:readline"
-import type { AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { ProviderClosed } from "../UserInteractionError.js"
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionAnswerItem,
+  AskUserQuestionOption,
+  AskUserQuestionRequest
+} from "../AskUserQuestion.js"
+import { AskCancelled, ProviderClosed } from "../UserInteractionError.js"
 import { sanitize, sanitizeLine } from "../internal/sanitize.js"
-import type { QuestionContext } from "./question.js"
+import { hintLine, type QuestionContext } from "./question.js"
 
 /** The lines of an input stream, read as they come. `take` fails when the input has ended. */
 export interface LineSource {
@@ -64,42 +71,58 @@ export const questionText = (context: QuestionContext): string => {
   return lines.join("\n") + "\n"
 }
 
-const inputPrompt = ({ question }: QuestionContext): string => {
+// What each kind of line does, said in every prompt and every hint.
+const lineHints = ({ question }: QuestionContext): ReadonlyArray<string> => {
   const count = question.options?.length ?? 0
-  if (count === 0) return "Type your answer:"
-  return question.multiSelect === true
-    ? `Type option numbers (1-${count}, e.g. "1,3" or "1 3"), or your own answer:`
-    : `Type an option number (1-${count}), or your own answer:`
+  const escapes = ["- skips", "! cancels", "\\- or \\! for those texts"]
+  if (count === 0) return ["type your answer", ...escapes]
+  const numbers = count === 1 ? "1" : `1-${count}`
+  return [
+    question.multiSelect === true ? `${numbers} or a label chooses ("1,3" or "1 3" for several)` : `${numbers} or a label chooses`,
+    "other text is your own answer",
+    ...escapes
+  ]
 }
 
-/** What one line of input means for a question: an answer, or a hint to show before reading again. */
+const inputPrompt = (context: QuestionContext): string => hintLine(lineHints(context))
+
+/** What one line of input means for a question: an answer, the request cancelled, or a hint to show before reading again. */
 export type LineResult =
   | { readonly _tag: "Answer"; readonly item: AskUserQuestionAnswerItem }
+  | { readonly _tag: "Cancel" }
   | { readonly _tag: "Retry"; readonly hint: string }
 
+// "Lisbon" chooses "Lisbon (Recommended)": labels compare without that suffix, ignoring case.
+const labelKey = (label: string): string => label.replace(/\s*\(recommended\)\s*$/i, "").trim().toLowerCase()
+
+/** The option whose label the line names, when exactly one does. */
+const optionNamed = (options: ReadonlyArray<AskUserQuestionOption>, text: string): AskUserQuestionOption | undefined => {
+  const key = labelKey(text)
+  const named = options.filter((option) => labelKey(option.label) === key)
+  return named.length === 1 ? named[0] : undefined
+}
+
 /** Interprets one line of input as the answer to `context.question`. */
-export const parseLine = ({ question }: QuestionContext, line: string): LineResult => {
+export const parseLine = (context: QuestionContext, line: string): LineResult => {
+  const { question } = context
   const text = line.trim()
   const options = question.options ?? []
   const count = options.length
-  if (text === "") {
-    return {
-      _tag: "Retry",
-      hint: count === 0 ? "Please type an answer." : `Please type a number from 1 to ${count}, or your own answer.`
-    }
-  }
-  if (count === 0) return { _tag: "Answer", item: { id: question.id, selected: [], custom: text } }
+  const retry = (lead: string): LineResult => ({ _tag: "Retry", hint: hintLine([lead, ...lineHints(context)]) })
+  const custom = (custom: string): LineResult => ({ _tag: "Answer", item: { id: question.id, selected: [], custom } })
+  if (text === "") return retry("Nothing typed")
+  if (text === "-") return { _tag: "Answer", item: { id: question.id, selected: [] } }
+  if (text === "!") return { _tag: "Cancel" }
+  if (text === "\\-" || text === "\\!") return custom(text.slice(1))
+  if (count === 0) return custom(text)
   const tokens = text.split(/[\s,]+/).filter((token) => token !== "")
   if (!tokens.every((token) => /^\d+$/.test(token))) {
-    return { _tag: "Answer", item: { id: question.id, selected: [], custom: text } }
+    const named = optionNamed(options, text)
+    return named === undefined ? custom(text) : { _tag: "Answer", item: { id: question.id, selected: [named.label] } }
   }
   const numbers = tokens.map(Number)
-  if (numbers.some((n) => n < 1 || n > count)) {
-    return { _tag: "Retry", hint: `There is no option ${text}: type a number from 1 to ${count}.` }
-  }
-  if (question.multiSelect !== true && numbers.length > 1) {
-    return { _tag: "Retry", hint: "Only one option can be chosen here: type a single number." }
-  }
+  if (numbers.some((n) => n < 1 || n > count)) return retry(`There is no option ${text}`)
+  if (question.multiSelect !== true && numbers.length > 1) return retry("Only one option can be chosen here")
   const chosen = new Set(numbers)
   return {
     _tag: "Answer",
@@ -112,7 +135,7 @@ export const askOnLines = (
   request: AskUserQuestionRequest,
   lines: LineSource,
   output: NodeJS.WritableStream
-): Effect.Effect<AskUserQuestionAnswer, ProviderClosed> =>
+): Effect.Effect<AskUserQuestionAnswer, ProviderClosed | AskCancelled> =>
   Effect.gen(function*() {
     const write = (text: string) => Effect.sync(() => output.write(text))
     const answers: Array<AskUserQuestionAnswerItem> = []
@@ -126,6 +149,9 @@ export const askOnLines = (
           )
         )
         const result = parseLine(context, line)
+        if (result._tag === "Cancel") {
+          return yield* new AskCancelled({ message: "The human typed ! and cancelled the request." })
+        }
         if (result._tag === "Answer") {
           answers.push(result.item)
           break

@@ -92,8 +92,8 @@ export const questionPrompt = (
               return Action.Submit({ value: outcome.outcome })
           }
         }),
-      clear: (state) =>
-        Effect.map(terminalSize, (size) => eraseRows(rowCount(questionFrame(context, state, options, size), size.columns)))
+      // Erase what was drawn, as counted when it was drawn.
+      clear: () => Effect.sync(() => eraseRows(screen.rows))
     }
   )
 

@@ -1,7 +1,7 @@
 /**
  * The terminal question as pure data: which rows a question shows, the state
  * of its menu or text field, and how each key press changes that state or
- * ends the question. Drawing and the render loop live in `terminalPrompt.ts`.
+ * ends the question. Drawing and the render loop live in `render.ts` and `prompt.ts`.
  *
  * @internal
  */
@@ -36,7 +36,9 @@ export interface QuestionState {
   readonly toggled: ReadonlyArray<boolean>
   /** The text being typed: for "Other", or the answer of an optionless question. */
   readonly editing: string | undefined
-  /** A one-line hint shown after an unaccepted key. */
+  /** Where typing goes in `editing`, in characters (code points) from its start. */
+  readonly caret: number
+  /** A short phrase put before the key hints after an unaccepted key. */
   readonly hint: string | undefined
 }
 
@@ -55,6 +57,9 @@ export type Step =
   | { readonly _tag: "Beep" }
   | { readonly _tag: "Done"; readonly outcome: QuestionOutcome }
 
+/** Joins hint parts the one way every hint is written, on a TTY and in line mode: `↑/↓ move · Enter chooses`. */
+export const hintLine = (parts: ReadonlyArray<string>): string => parts.join(" · ")
+
 /** The label of the free-text row. */
 export const otherLabel = "Other (type your own answer)"
 /** The label of the skip row (batches only). */
@@ -62,18 +67,26 @@ export const skipLabel = "Skip this question"
 
 const hasOptions = (question: AskUserQuestionItem): boolean => (question.options?.length ?? 0) > 0
 
-/** The menu rows: the options in request order, then "Other", then "Skip" in a batch. */
+/**
+ * The menu rows: the options in request order, then "Other", then "Skip" in a
+ * batch. An optionless question has no menu, only its text field.
+ */
 export const rowsOf = (context: QuestionContext): ReadonlyArray<Row> => {
+  if (!hasOptions(context.question)) return []
   const options = (context.question.options ?? []).map((_, index): Row => ({ _tag: "Option", index }))
   const skip: ReadonlyArray<Row> = context.total > 1 ? [{ _tag: "Skip" }] : []
   return [...options, { _tag: "Other" }, ...skip]
 }
+
+/** How many options are ticked (multi-select): custom text would replace them. */
+export const tickedCount = (state: QuestionState): number => state.toggled.filter((on) => on).length
 
 /** The state a question opens with: the cursor on the first option, or an empty text field. */
 export const initialState = (context: QuestionContext): QuestionState => ({
   cursor: 0,
   toggled: (context.question.options ?? []).map(() => false),
   editing: hasOptions(context.question) ? undefined : "",
+  caret: 0,
   hint: undefined
 })
 
@@ -111,12 +124,12 @@ const stepMenu = (context: QuestionContext, state: QuestionState, key: KeyPress)
   }
   if (!isEnter(key)) {
     return key.name === "space" || isPrintable(key)
-      ? next({ ...state, hint: question.multiSelect === true ? "Space toggles, Enter submits, Esc cancels." : "Use ↑/↓ and Enter, Esc cancels." })
+      ? next({ ...state, hint: "to type your own answer, choose Other" })
       : beep
   }
   switch (row._tag) {
     case "Other":
-      return next({ ...state, editing: "", hint: undefined })
+      return next({ ...state, editing: "", caret: 0, hint: undefined })
     case "Skip":
       return answered({ id: question.id, selected: [] })
     case "Option": {
@@ -128,23 +141,47 @@ const stepMenu = (context: QuestionContext, state: QuestionState, key: KeyPress)
   }
 }
 
+// Text-field keys that move the caret, as readline and shells bind them.
+const caretMoves: Record<string, (caret: number, length: number) => number> = {
+  left: (caret) => caret - 1,
+  right: (caret) => caret + 1,
+  home: () => 0,
+  end: (_, length) => length
+}
+const emacsMoves: Record<string, string> = { b: "left", f: "right", a: "home", e: "end" }
+
 const stepText = (context: QuestionContext, state: QuestionState, text: string, key: KeyPress): Step => {
   const { question } = context
   const withOptions = hasOptions(question)
+  const chars = Array.from(text)
+  const caret = Math.min(state.caret, chars.length)
+  const edit = (edited: ReadonlyArray<string>, at: number) =>
+    next({ ...state, editing: edited.join(""), caret: at, hint: undefined })
   if (isEnter(key)) {
     if (text.trim() !== "") return answered({ id: question.id, selected: [], custom: text })
     // Enter on an empty "Other" field goes back to the menu; an optionless question in a batch is skipped.
-    if (withOptions) return next({ ...state, editing: undefined, hint: undefined })
+    if (withOptions) return next({ ...state, editing: undefined, caret: 0, hint: undefined })
     if (context.total > 1) return answered({ id: question.id, selected: [] })
-    return next({ ...state, hint: "Type an answer and press Enter, or Esc to cancel." })
+    return next({ ...state, hint: "type an answer first" })
   }
   if (withOptions && (key.name === "up" || key.name === "down")) {
-    return stepMenu(context, { ...state, editing: undefined }, key)
+    return stepMenu(context, { ...state, editing: undefined, caret: 0 }, key)
+  }
+  const move = caretMoves[key.ctrl ? emacsMoves[key.name] ?? "" : key.name]
+  if (move !== undefined && !key.meta) {
+    const to = Math.max(0, Math.min(chars.length, move(caret, chars.length)))
+    return to === caret ? beep : next({ ...state, caret: to, hint: undefined })
   }
   if (key.name === "backspace") {
-    return text === "" ? beep : next({ ...state, editing: Array.from(text).slice(0, -1).join(""), hint: undefined })
+    return caret === 0 ? beep : edit([...chars.slice(0, caret - 1), ...chars.slice(caret)], caret - 1)
   }
-  if (key.ctrl && key.name === "u") return next({ ...state, editing: "", hint: undefined })
-  if (isPrintable(key)) return next({ ...state, editing: text + key.input, hint: undefined })
+  if (key.name === "delete") {
+    return caret === chars.length ? beep : edit([...chars.slice(0, caret), ...chars.slice(caret + 1)], caret)
+  }
+  if (key.ctrl && key.name === "u") return edit([], 0)
+  if (isPrintable(key)) {
+    const typed = Array.from(key.input)
+    return edit([...chars.slice(0, caret), ...typed, ...chars.slice(caret)], caret + typed.length)
+  }
   return beep
 }
