@@ -1,103 +1,137 @@
 /**
- * `ask_user_question` tool calls answered per second over MCP, the client's
- * human answering at once: `ask-user mcp` (tool -> seam -> McpProvider ->
- * elicitation) against a bare MCP SDK server whose tool calls `elicitInput`
- * directly, measured in the same process, over real stdio and in memory.
+ * `ask-user mcp` against a bare MCP v2 SDK server, measured in the same
+ * process over real stdio:
+ *
+ * 1. `ask_user_question` tool calls answered per second, the client's human
+ *    answering at once, for a client of each protocol era (2026-07-28: the
+ *    v2 client pinned to it; 2025-11-25: SDK 1.32.2; 2025-06-18: SDK
+ *    1.17.5). The bare server is the SDK's own idiom: `serveStdio` and a
+ *    write-once handler returning `inputRequired` with one fixed form (the
+ *    SDK's legacy shim pushes it to 2025-era clients); no seam, no decoding,
+ *    no answer checks, no sealed `requestState`.
+ * 2. The time from spawning the server to its answer to `initialize`, for
+ *    both servers started the same way (`node <script>`), in paired runs.
  *
  * Run: `npm run build && node --expose-gc bench/mcp.bench.ts`
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Client as ClientV2 } from "@modelcontextprotocol/client"
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
+import { Client as Client132 } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport as Stdio132 } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { ElicitRequestSchema as Elicit132 } from "@modelcontextprotocol/sdk/types.js"
+import { Client as Client117 } from "mcp-sdk-1-17/client/index.js"
+import { StdioClientTransport as Stdio117 } from "mcp-sdk-1-17/client/stdio.js"
+import { ElicitRequestSchema as Elicit117 } from "mcp-sdk-1-17/types.js"
+import { spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect, Exit, Scope } from "effect"
 import { toElicitationContent } from "../dist/ElicitationForm.js"
-import { serveAskUser } from "../dist/mcp/server.js"
+import { toContent20250618 } from "../dist/mcp/form20250618.js"
+
+type Era = "2026-07-28" | "2025-11-25" | "2025-06-18"
+const eras: ReadonlyArray<Era> = ["2026-07-28", "2025-11-25", "2025-06-18"]
 
 const request = {
   questions: [
     { id: "db", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] },
-    { id: "features", question: "Which features?", options: [{ label: "auth" }, { label: "search" }], multi_select: true },
+    { id: "features", question: "Which features?", options: [{ label: "auth" }, { label: "search" }], multiSelect: true },
     { id: "name", question: "Project name?" }
   ]
 }
-const content = toElicitationContent(
-  { questions: [request.questions[0]!, { ...request.questions[1]!, multiSelect: true }, request.questions[2]!] },
-  {
-    answers: [
-      { id: "db", selected: ["Postgres"] },
-      { id: "features", selected: ["auth", "search"] },
-      { id: "name", selected: [], custom: "atlas" }
-    ]
-  }
-)
+const answer = {
+  answers: [
+    { id: "db", selected: ["Postgres"] },
+    { id: "features", selected: ["auth", "search"] },
+    { id: "name", selected: [], custom: "atlas" }
+  ]
+}
+const sharedContent = toElicitationContent(request, answer)
+const content20250618 = toContent20250618(request, answer)
+
+const server = (path: string) => JSON.stringify(import.meta.resolve(`@modelcontextprotocol/server${path}`))
 
 /**
- * The baseline: the same tool on a bare SDK server, no seam, no decoding, no
- * answer checks; one fixed form sent straight to `elicitInput`.
+ * The baseline: the same tool on a bare v2 SDK server, one fixed form every
+ * era's client accepts (`enum`, checkboxes, text), the answer echoed back.
  */
-const sdk = (path: string) => JSON.stringify(import.meta.resolve(`@modelcontextprotocol/sdk/${path}`))
-const baselineServer = `
-import { McpServer } from ${sdk("server/mcp.js")}
-import { StdioServerTransport } from ${sdk("server/stdio.js")}
-import { CallToolRequestSchema, ListToolsRequestSchema } from ${sdk("types.js")}
-export const serveBaseline = async (transport) => {
+const baselineScript = `
+import { acceptedContent, inputRequired, McpServer } from ${server("")}
+import { serveStdio } from ${server("/stdio")}
+const form = { message: "Questions", requestedSchema: { type: "object", properties: {
+  question_1: { type: "string", enum: ["Postgres", "SQLite"], enumNames: ["Postgres", "SQLite"] },
+  question_1_custom: { type: "string" },
+  question_2_option_1: { type: "boolean", title: "auth" },
+  question_2_option_2: { type: "boolean", title: "search" },
+  question_2_custom: { type: "string" },
+  question_3: { type: "string" }
+}, required: ["question_3"] } }
+serveStdio(() => {
   const server = new McpServer({ name: "baseline", version: "1.0.0" })
   server.server.registerCapabilities({ tools: {} })
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: "ask_user_question", inputSchema: { type: "object" } }] }))
-  server.server.setRequestHandler(CallToolRequestSchema, async () => {
-    const result = await server.server.elicitInput({ mode: "form", message: "Questions", requestedSchema: {
-      type: "object",
-      properties: {
-        question_1: { type: "string", oneOf: [{ const: "Postgres", title: "Postgres" }, { const: "SQLite", title: "SQLite" }] },
-        question_1_custom: { type: "string" },
-        question_2: { type: "array", items: { anyOf: [{ const: "auth", title: "auth" }, { const: "search", title: "search" }] } },
-        question_2_custom: { type: "string" },
-        question_3: { type: "string" }
-      },
-      required: ["question_3"]
-    } }, { timeout: 2147483647 })
-    return { content: [{ type: "text", text: JSON.stringify(result.content) }] }
+  server.server.setRequestHandler("tools/list", () => ({ tools: [{ name: "ask_user_question", inputSchema: { type: "object" } }] }))
+  server.server.setRequestHandler("tools/call", (_request, ctx) => {
+    const answer = acceptedContent(ctx.mcpReq.inputResponses, "ask")
+    if (answer === undefined) return inputRequired({ inputRequests: { ask: inputRequired.elicit(form) } })
+    return { content: [{ type: "text", text: JSON.stringify(answer) }] }
   })
-  await server.connect(transport)
   return server
-}
-if (process.argv[1] === "stdio") {
-  await serveBaseline(new StdioServerTransport())
-  process.stdin.on("end", () => process.exit(0))
-}
+}, { inputRequired: { roundTimeoutMs: 2147483647 } })
 `
-const baselineModule = `data:text/javascript,${encodeURIComponent(baselineServer)}`
+const dir = mkdtempSync(join(tmpdir(), "mcp-bench-"))
+const baselinePath = join(dir, "baseline.mjs")
+writeFileSync(baselinePath, baselineScript)
+const askUserPath = fileURLToPath(new URL("../dist/bin/ask-user.js", import.meta.url))
+const commands = { baseline: [baselinePath], ours: [askUserPath, "mcp"] } as const
 
-const connect = async (transport: Transport): Promise<Client> => {
-  const client = new Client({ name: "bench", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } })
-  client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content }))
-  await client.connect(transport)
-  return client
+interface Connected {
+  readonly call: () => Promise<Record<string, unknown>>
+  readonly close: () => Promise<void>
 }
 
-const stdio = (args: Array<string>) =>
-  connect(new StdioClientTransport({ command: process.execPath, args, stderr: "ignore" }))
-
-const call = (client: Client) =>
-  client.callTool({ name: "ask_user_question", arguments: request }, undefined, { timeout: 60_000 })
+/** A client of `era` over stdio to `node ...args`, whose human answers every form at once. */
+const connect = async (era: Era, args: ReadonlyArray<string>): Promise<Connected> => {
+  const params = { command: process.execPath, args: [...args], stderr: "ignore" as const }
+  const capabilities = { elicitation: { form: {} } }
+  const info = { name: "bench", version: "1.0.0" }
+  const human = (req: { params: { requestedSchema: { properties: Record<string, unknown> } } }) => ({
+    action: "accept" as const,
+    content: "question_2_option_1" in req.params.requestedSchema.properties ? content20250618 : sharedContent
+  })
+  const callParams = { name: "ask_user_question", arguments: request }
+  if (era === "2026-07-28") {
+    const client = new ClientV2(info, { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } })
+    client.setRequestHandler("elicitation/create", human as never)
+    await client.connect(new StdioV2(params))
+    return { call: () => client.callTool(callParams, { timeout: 60_000 }), close: () => client.close() }
+  }
+  if (era === "2025-11-25") {
+    const client = new Client132(info, { capabilities })
+    client.setRequestHandler(Elicit132, human as never)
+    await client.connect(new Stdio132(params))
+    return { call: () => client.callTool(callParams, undefined, { timeout: 60_000 }), close: () => client.close() }
+  }
+  const client = new Client117(info, { capabilities })
+  client.setRequestHandler(Elicit117, human as never)
+  await client.connect(new Stdio117(params))
+  return { call: () => client.callTool(callParams, undefined, { timeout: 60_000 }), close: () => client.close() }
+}
 
 /** Warms a connection up (JIT, the first ask's ping) before it is measured. */
-const warm = async (client: Client): Promise<Client> => {
-  for (let i = 0; i < 30; i++) await call(client)
+const warm = async (client: Connected): Promise<Connected> => {
+  for (let i = 0; i < 30; i++) await client.call()
   return client
 }
 
 /** Calls answered per second: `total` calls, `concurrency` in flight at a time. */
-const measure = async (client: Client, total: number, concurrency: number): Promise<number> => {
+const measure = async (client: Connected, total: number, concurrency: number): Promise<number> => {
   ;(globalThis as { gc?: () => void }).gc?.()
   let next = 0
   const started = performance.now()
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next++ < total) {
-      const result = await call(client)
+      const result = await client.call()
       if (result.isError === true) throw new Error(`a call failed: ${JSON.stringify(result.content)}`)
     }
   }))
@@ -107,7 +141,7 @@ const measure = async (client: Client, total: number, concurrency: number): Prom
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 interface Row {
-  readonly transport: string
+  readonly era: Era
   readonly concurrency: number
   readonly baseline: number
   readonly ours: number
@@ -116,10 +150,9 @@ interface Row {
 const rows: Array<Row> = []
 const rounds = 5
 
-// Over real stdio: two subprocesses, measured alternately.
-{
-  const ours = await warm(await stdio([fileURLToPath(new URL("../dist/bin/ask-user.js", import.meta.url)), "mcp"]))
-  const baseline = await warm(await stdio(["--input-type=module", "-e", `await import(${JSON.stringify(baselineModule)})`, "stdio"]))
+for (const era of eras) {
+  const ours = await warm(await connect(era, commands.ours))
+  const baseline = await warm(await connect(era, commands.baseline))
   for (const [concurrency, total] of [[1, 50], [16, 150]] as const) {
     const b: Array<number> = []
     const o: Array<number> = []
@@ -127,38 +160,52 @@ const rounds = 5
       b.push(await measure(baseline, total, concurrency))
       o.push(await measure(ours, total, concurrency))
     }
-    rows.push({ transport: "stdio", concurrency, baseline: median(b), ours: median(o) })
+    rows.push({ era, concurrency, baseline: median(b), ours: median(o) })
   }
   await Promise.all([ours.close(), baseline.close()])
 }
 
-// In memory: the server in this process, so only the libraries' own work is measured.
-{
-  const scope = Effect.runSync(Scope.make())
-  const [oursClient, oursServer] = InMemoryTransport.createLinkedPair()
-  await Effect.runPromise(serveAskUser(oursServer).pipe(Scope.provide(scope)))
-  const ours = await warm(await connect(oursClient))
-  const { serveBaseline } = await import(baselineModule) as { serveBaseline: (t: Transport) => Promise<{ close: () => Promise<void> }> }
-  const [baselineClient, baselineServerTransport] = InMemoryTransport.createLinkedPair()
-  const bareServer = await serveBaseline(baselineServerTransport)
-  const baseline = await warm(await connect(baselineClient))
-  const b: Array<number> = []
-  const o: Array<number> = []
-  for (let round = 0; round < rounds; round++) {
-    b.push(await measure(baseline, 100, 1))
-    o.push(await measure(ours, 100, 1))
-  }
-  rows.push({ transport: "in memory", concurrency: 1, baseline: median(b), ours: median(o) })
-  await Promise.all([ours.close(), baseline.close(), bareServer.close()])
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+/** Milliseconds from spawning `node ...args` to the first line on its stdout, the answer to `initialize`. */
+const timeToInitialize = (args: ReadonlyArray<string>): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, [...args], { stdio: ["pipe", "pipe", "ignore"] })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      if (!out.includes("\n")) return
+      const took = performance.now() - started
+      child.stdin.end()
+      child.once("exit", () => resolve(took))
+    })
+    child.once("error", reject)
+    child.stdin.write(`${JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } }
+    })}\n`)
+  })
+
+const startRuns = 11
+const startBaseline: Array<number> = []
+const startOurs: Array<number> = []
+for (let run = 0; run < startRuns; run++) {
+  startBaseline.push(await timeToInitialize(commands.baseline))
+  startOurs.push(await timeToInitialize(commands.ours))
 }
 
 const fmt = (n: number) => n.toFixed(0)
 process.stdout.write(
-  "| transport | calls in flight | bare SDK server (calls/s) | ask-user mcp (calls/s) | ask-user / bare |\n" +
+  "| client era | calls in flight | bare v2 SDK server (calls/s) | ask-user mcp (calls/s) | ask-user / bare |\n" +
     "|---|---:|---:|---:|---:|\n" +
     rows.map((r) =>
-      `| ${r.transport} | ${r.concurrency} | ${fmt(r.baseline)} | ${fmt(r.ours)} | ${(r.ours / r.baseline).toFixed(2)} |`
+      `| ${r.era} | ${r.concurrency} | ${fmt(r.baseline)} | ${fmt(r.ours)} | ${(r.ours / r.baseline).toFixed(2)} |`
     ).join("\n") + "\n\n" +
-    `Median of ${rounds} alternating rounds; every call is a 3-question form answered at once by the client.\n`
+    `Median of ${rounds} alternating rounds over stdio; every call is a 3-question form answered at once by the client.\n\n` +
+    "| start-up to the `initialize` answer | bare v2 SDK server (ms) | ask-user mcp (ms) | ask-user / bare |\n" +
+    "|---|---:|---:|---:|\n" +
+    `| median of ${startRuns} paired runs | ${fmt(median(startBaseline))} | ${fmt(median(startOurs))} | ${
+      (median(startOurs) / median(startBaseline)).toFixed(2)
+    } |\n`
 )

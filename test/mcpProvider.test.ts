@@ -5,14 +5,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { InMemoryTransport, type JSONRPCMessage, McpServer } from "@modelcontextprotocol/server"
-import { Arbitrary, Effect, Exit, Fiber, Schema, Scope } from "effect"
+import { Arbitrary, Effect, Exit, Fiber, ManagedRuntime, Schema, Scope } from "effect"
 import { Tool } from "effect/ai"
 import { type AskUserQuestionAnswer, AskUserQuestionItem, type AskUserQuestionRequest, AskUserQuestionTool, toElicitationContent, UserInteraction } from "effect-user-interaction"
 import { McpProvider } from "effect-user-interaction/mcp"
+import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import { vi } from "vitest"
 import { sdkRequestTimeoutMillis } from "../src/mcp/elicit.js"
 import { serveAskUser } from "../src/mcp/server.js"
-import { connectClient, type Human, inProcess, recordedPair, type Reply, waitFor } from "./support/mcpClient.js"
+import { toContent20250618 } from "../src/mcp/form20250618.js"
+import { connectClient, eras, type Human, inProcess, recordedPair, type Reply, waitFor } from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const accept = (content: Record<string, unknown>): Reply => ({ action: "accept", content })
@@ -224,12 +226,13 @@ const everything = (request: AskUserQuestionRequest): AskUserQuestionAnswer => (
   })
 })
 
-describe("random requests through the real SDK", () => {
-  it.live("any valid request's form passes the SDK's own checks both ways and its answer comes back intact", () =>
+describe("random requests through the real SDK clients of every era", () => {
+  it.live.each(eras)("%s: any valid request's form passes the client's own checks and its answer comes back intact", (era) =>
     Effect.gen(function*() {
-      const samples = yield* Arbitrary.sampleEffect(requests, { count: 40, seed: 20261202 })
+      const samples = yield* Arbitrary.sampleEffect(requests, { count: 25, seed: 20261202 })
       let current: AskUserQuestionRequest = single
-      const h = yield* inProcess({ human: () => accept(toElicitationContent(current, everything(current))) })
+      const content = era === "2025-06-18" ? toContent20250618 : toElicitationContent
+      const h = yield* inProcess({ era, human: () => accept(content(current, everything(current))) })
       for (const request of samples) {
         current = request
         const outcome = yield* Effect.promise(() => h.ask(JSON.parse(JSON.stringify(request))))
@@ -355,5 +358,116 @@ describe("McpProvider under the seam", () => {
       )
       expect(error.code).toBe("PROVIDER_FAILED")
       expect(error.message).toContain("the form crashed")
+    }))
+})
+
+describe("McpProvider across protocol eras (in process)", () => {
+  it.live.each(eras)("%s: a client that advertises only URL-mode elicitation is told exactly that", (era) =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ era, elicitation: { url: {} } })
+      const outcome = yield* Effect.promise(() => h.ask(single))
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
+      expect(outcome.json.message).toBe(
+        "The MCP client supports only URL-mode elicitation, not the form elicitation this question needs."
+      )
+      expect(h.forms).toEqual([])
+    }))
+
+  it.live.each(eras)("%s: a client without elicitation gets PROVIDER_FAILED naming capabilities.elicitation", (era) =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ era, elicitation: false })
+      const outcome = yield* Effect.promise(() => h.ask(single))
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
+      expect(outcome.json.message).toContain("capabilities.elicitation")
+    }))
+
+  // On 2026-07-28 a throwing form handler fails the client's own call: the server never hears of it.
+  it.live.each(["2025-11-25", "2025-06-18"] as const)("%s: a form handler that throws a long dump is PROVIDER_FAILED in at most 300 characters", (era) =>
+    Effect.gen(function*() {
+      const dump = JSON.stringify(Array.from({ length: 60 }, (_, i) => ({ code: "invalid_union", path: ["requestedSchema", `q${i}`] })), null, 2)
+      const h = yield* inProcess({
+        era,
+        human: () => {
+          throw new Error(`MCP error -32603: ${dump}`)
+        }
+      })
+      const outcome = yield* Effect.promise(() => h.ask(batch))
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
+      expect(outcome.json.message.length).toBeLessThanOrEqual(300)
+      expect(outcome.json.message).toMatch(/^The MCP client's form failed/)
+      expect(outcome.json.message).not.toContain("\n")
+    }))
+
+  it.live.each(eras)("%s: an empty choice with Other filled in is the Other answer; content breaking the form is INVALID_ANSWER", (era) =>
+    Effect.gen(function*() {
+      let content: Record<string, unknown> = {}
+      const h = yield* inProcess({ era, human: () => accept(content) })
+      content = { question_1: "", question_1_custom: "on Friday" }
+      expect(yield* Effect.promise(() => h.ask(single))).toEqual({
+        isError: false,
+        json: { answers: [{ id: "go", selected: [], custom: "on Friday" }] }
+      })
+      content = { question_1: "perhaps" }
+      const bad = yield* Effect.promise(() => h.ask(single))
+      expect(errorCode(bad.json)).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+    }))
+
+  it.live("2025-06-18: no checkbox ticked is a skip of the multi-select question", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({
+        era: "2025-06-18",
+        human: () => accept({ question_2_option_1: false, question_3: "atlas" })
+      })
+      expect((yield* Effect.promise(() => h.ask(batch))).json).toEqual({
+        answers: [{ id: "db", selected: [] }, { id: "features", selected: [] }, { id: "name", selected: [], custom: "atlas" }]
+      })
+    }))
+
+  it.live("2026-07-28: the seam's timeout settles an ask whose retry never comes", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ era: "2026-07-28", timeout: "200 millis" })
+      const first: any = yield* Effect.promise(() =>
+        h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
+      )
+      expect(first.resultType).toBe("input_required")
+      yield* Effect.sleep("600 millis")
+      const late = yield* Effect.promise(() =>
+        h.sdk.callTool(
+          { name: "ask_user_question", arguments: single, inputResponses: { ask: { action: "accept", content: { question_1: "yes" } } }, requestState: first.requestState },
+          { allowInputRequired: true }
+        ).then(() => "answered", (error: any) => error.code)
+      )
+      expect(late).toBe(-32602)
+    }))
+
+  it.live("2026-07-28: an app's own tool asks twice in a row through McpProvider.handleToolCall, one round each", () =>
+    Effect.gen(function*() {
+      const pair = recordedPair()
+      const scope = yield* Effect.scope
+      const handle = serveStdio(() => {
+        const server = new McpServer({ name: "deployer", version: "1.0.0" })
+        const runtime = ManagedRuntime.make(UserInteraction.layerWith(McpProvider.layer(server)))
+        server.registerTool("deploy", { description: "Deploy after two questions." }, (ctx) =>
+          runtime.runPromise(McpProvider.handleToolCall(
+            ctx,
+            Effect.gen(function*() {
+              const where = yield* UserInteraction.ask({ questions: [{ id: "where", question: "Where?", options: [{ label: "staging" }, { label: "production" }] }] })
+              const sure = yield* UserInteraction.ask({ questions: [{ id: "sure", question: `Sure about ${where.answers[0]!.selected[0]}?` }] })
+              return { content: [{ type: "text" as const, text: `${where.answers[0]!.selected[0]}: ${sure.answers[0]!.custom}` }] }
+            })
+          )))
+        server.server.onclose = () => void runtime.dispose()
+        return server
+      }, { transport: pair.server })
+      yield* Scope.addFinalizer(scope, Effect.promise(() => handle.close()))
+      const h = yield* connectClient(pair.client, {
+        era: "2026-07-28",
+        human: (form) => accept(form.message.includes("Where?") ? { question_1: "production" } : { question_1: "very" })
+      })
+      const result: any = yield* Effect.promise(() => h.callTool("deploy", {}))
+      expect(result.content).toEqual([{ type: "text", text: "production: very" }])
+      expect(h.forms.map((f) => f.message)).toEqual([expect.stringContaining("Where?"), expect.stringContaining("Sure about production?")])
+      const rounds = pair.sent.filter((m: any) => m.result?.resultType === "input_required")
+      expect(rounds).toHaveLength(2)
     }))
 })

@@ -7,7 +7,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { Effect, Exit, Scope } from "effect"
 import { type AskUserQuestionRequest, toElicitationContent } from "effect-user-interaction"
-import { askUserBin, type Human, overStdio, type Reply, waitFor } from "./support/mcpClient.js"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { toContent20250618 } from "../src/mcp/form20250618.js"
+import { askUserBin, type Era, eras, type Form, type Human, overStdio, type Reply, waitFor } from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const accept = (content: Record<string, unknown>): Reply => ({ action: "accept", content })
@@ -148,5 +152,165 @@ describe("ask-user mcp over stdio", () => {
       const lines = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line))
       expect(lines.map((m) => [m.jsonrpc, m.id])).toEqual([["2.0", 1], ["2.0", 2]])
       expect(lines[1].result.tools.map((t: { name: string }) => t.name)).toEqual(["ask_user_question"])
+    }))
+})
+
+/** A single-select question and a multi-select one: the shapes the eras' forms differ on. */
+const choices: AskUserQuestionRequest = {
+  questions: [
+    { id: "db", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] },
+    {
+      id: "features",
+      question: "Which features?",
+      options: [{ label: "auth", description: "Sign-in" }, { label: "billing" }, { label: "search" }],
+      multiSelect: true
+    }
+  ]
+}
+
+/** The Other text on question 1 (its choice left empty) and two of question 2's options. */
+const choicesAnswer = {
+  answers: [
+    { id: "db", selected: [], custom: "DuckDB" },
+    { id: "features", selected: ["auth", "search"] }
+  ]
+}
+
+/** What each era's human sends for `choicesAnswer`: the select field as "" next to the filled-in Other. */
+const choicesContent = (era: Era): Record<string, unknown> =>
+  era === "2025-06-18"
+    ? { ...toContent20250618(choices, choicesAnswer), question_1: "" }
+    : { ...toElicitationContent(choices, choicesAnswer), question_1: "" }
+
+/** The form each era's client must get. */
+const expectFormOfEra = (era: Era, form: Form) => {
+  const { properties } = form.requestedSchema
+  if (era === "2025-06-18") {
+    expect(form.mode).toBeUndefined()
+    expect(properties.question_1).toEqual({
+      type: "string",
+      title: "Which database?",
+      enum: ["Postgres", "SQLite"],
+      enumNames: ["Postgres", "SQLite"]
+    })
+    expect(properties.question_2).toBeUndefined()
+    expect([1, 2, 3].map((k) => properties[`question_2_option_${k}`])).toEqual([
+      { type: "boolean", title: "auth", description: "Sign-in" },
+      { type: "boolean", title: "billing" },
+      { type: "boolean", title: "search" }
+    ])
+  } else {
+    expect(form.mode).toBe("form")
+    expect(properties.question_1).toMatchObject({ type: "string", oneOf: [{ const: "Postgres" }, { const: "SQLite" }] })
+    expect(properties.question_2).toMatchObject({ type: "array", items: { anyOf: expect.any(Array) } })
+  }
+}
+
+describe("ask-user mcp over stdio, one client of each protocol era in the same run", () => {
+  for (const era of eras) {
+    it.live(`${era}: accept (Other text with the choice left empty, multi-select), decline, cancel`, () =>
+      Effect.gen(function*() {
+        const h = yield* overStdio([], {
+          era,
+          human: inTurn(
+            () => accept(choicesContent(era)),
+            () => ({ action: "decline" }),
+            () => ({ action: "cancel" })
+          )
+        })
+        expect(yield* Effect.promise(() => h.ask(choices))).toEqual({ isError: false, json: choicesAnswer })
+        expectFormOfEra(era, h.forms[0]!)
+        const declined = yield* Effect.promise(() => h.ask(choices))
+        expect(declined.isError).toBe(true)
+        expect(errorCode(declined.json)).toEqual({ name: "UserInteractionError", code: "ASK_DECLINED" })
+        const cancelled = yield* Effect.promise(() => h.ask(choices))
+        expect(cancelled.isError).toBe(true)
+        expect(errorCode(cancelled.json)).toEqual({ name: "UserInteractionError", code: "ASK_CANCELLED" })
+        expect(h.forms).toHaveLength(3)
+        expect(h.stderr()).toBe("")
+      }))
+  }
+
+  it.live("2026-07-28: a tampered requestState is refused, and a genuine one answers once only", () =>
+    Effect.gen(function*() {
+      const h = yield* overStdio([], { era: "2026-07-28" })
+      const manual = (params: object) =>
+        Effect.promise((): Promise<any> =>
+          h.sdk.callTool({ name: "ask_user_question", arguments: single, ...params }, { allowInputRequired: true })
+            .then((result: unknown) => ({ result }), (error: any) => ({ error: { code: error.code, message: error.message } }))
+        )
+      const first = yield* manual({})
+      expect(first.result).toMatchObject({ resultType: "input_required", inputRequests: { ask: { method: "elicitation/create" } } })
+      const state: string = first.result.requestState
+      const reply = { ask: { action: "accept", content: { question_1: "yes" } } }
+      const [head, body, mac] = state.split(".") as [string, string, string]
+      const forged = Buffer.from(body, "base64url").toString("utf8").replace(/"round":\d+/, "\"round\":99")
+      for (const tampered of [`${state}x`, `${head}.${Buffer.from(forged).toString("base64url")}.${mac}`, "not a state"]) {
+        expect(yield* manual({ inputResponses: reply, requestState: tampered })).toEqual({
+          error: { code: -32602, message: "Invalid or expired requestState" }
+        })
+      }
+      expect(yield* manual({ inputResponses: reply, requestState: state })).toMatchObject({
+        result: { content: [{ type: "text", text: JSON.stringify(singleAnswer) }] }
+      })
+      // Replayed: the ask it belonged to is over.
+      expect(yield* manual({ inputResponses: reply, requestState: state })).toMatchObject({ error: { code: -32602 } })
+      // The client's own human never saw a form: every round above was driven by hand.
+      expect(h.forms).toEqual([])
+    }))
+
+  it.live("2026-07-28: --timeout settles an ask whose retry never comes, and its state is refused afterwards", () =>
+    Effect.gen(function*() {
+      const h = yield* overStdio(["--timeout", "1s"], { era: "2026-07-28" })
+      const first = yield* Effect.promise((): Promise<any> =>
+        h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
+      )
+      yield* Effect.sleep("1500 millis")
+      const late = yield* Effect.promise(() =>
+        h.sdk.callTool(
+          { name: "ask_user_question", arguments: single, inputResponses: { ask: { action: "accept", content: { question_1: "yes" } } }, requestState: first.requestState },
+          { allowInputRequired: true }
+        ).then(() => undefined, (error: any) => error.code)
+      )
+      expect(late).toBe(-32602)
+    }))
+})
+
+describe("ask-user mcp when its client is killed mid-question", () => {
+  /**
+   * A client process (SDK 1.32.2) that runs `ask-user mcp` through a shell
+   * which outlives it and records the server's exit status and stderr in files.
+   */
+  const clientScript = (dir: string) => `
+    import { Client } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/sdk/client/index.js"))}
+    import { StdioClientTransport } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/sdk/client/stdio.js"))}
+    import { ElicitRequestSchema } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/sdk/types.js"))}
+    const server = ${JSON.stringify(`"${process.execPath}" "${askUserBin}" mcp 2>"${join(dir, "stderr")}"; echo $? >"${join(dir, "status")}"`)}
+    const client = new Client({ name: "doomed", version: "1" }, { capabilities: { elicitation: { form: {} } } })
+    client.setRequestHandler(ElicitRequestSchema, () => { process.stdout.write("form\\n"); return new Promise(() => {}) })
+    await client.connect(new StdioClientTransport({ command: "sh", args: ["-c", server] }))
+    client.callTool({ name: "ask_user_question", arguments: { questions: [{ id: "a", question: "A?" }] } }, undefined, { timeout: 3600000 })
+  `
+
+  it.live("the server exits 0 within 1 s, with nothing on stderr but at most one line and no stack trace", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.sync(() => mkdtempSync(join(tmpdir(), "ask-user-mcp-")))
+      const script = join(dir, "client.mjs")
+      writeFileSync(script, clientScript(dir))
+      const client = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "inherit"] })
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.kill("SIGKILL")))
+      let out = ""
+      client.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+      yield* waitFor(() => out.includes("form"), "20 seconds")
+      const killedAt = performance.now()
+      client.kill("SIGKILL")
+      yield* waitFor(() => existsSync(join(dir, "status")) && readFileSync(join(dir, "status"), "utf8").endsWith("\n"))
+      const tookMs = performance.now() - killedAt
+      expect(readFileSync(join(dir, "status"), "utf8").trim()).toBe("0")
+      const stderr = readFileSync(join(dir, "stderr"), "utf8")
+      expect(stderr.split("\n").filter(Boolean).length).toBeLessThanOrEqual(1)
+      expect(stderr).not.toMatch(/EPIPE|MaxListeners|\n\s+at /)
+      // The issue's bound: a client that is gone must not keep a server process around.
+      expect(tookMs).toBeLessThan(1000)
     }))
 })

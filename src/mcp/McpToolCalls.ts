@@ -124,9 +124,7 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
   const suspended = new Map<string, Suspended>()
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),
-    ttlSeconds: Duration.toSeconds(stateTtl),
-    // A state minted for a tools/call is good for nothing else.
-    bind: (ctx) => ctx.mcpReq.method
+    ttlSeconds: Duration.toSeconds(stateTtl)
   })
 
   const drop = (call: Suspended): Effect.Effect<void> =>
@@ -158,7 +156,7 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
     Effect.gen(function*() {
       call.pending = need
       call.round += 1
-      const requestState = yield* Effect.promise(() => codec.mint({ call: call.id, round: call.round }, ctx))
+      const requestState = yield* Effect.promise(() => codec.mint({ call: call.id, round: call.round }))
       call.expiry = yield* Effect.forkIn(Effect.sleep(stateTtl).pipe(Effect.andThen(drop(call))), scope)
       return inputRequired({ inputRequests: { [inputKey]: inputRequired.elicit(need.form) }, requestState })
     })
