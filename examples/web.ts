@@ -32,4 +32,11 @@ const program = Effect.gen(function*() {
   yield* Console.log(JSON.stringify(answer))
 })
 
-NodeRuntime.runMain(program.pipe(Effect.provide(UserInteraction.layerWith(WebProvider.layer({ port: 0 })))))
+NodeRuntime.runMain(
+  program.pipe(
+    Effect.provide(UserInteraction.layerWith(WebProvider.layer({ port: 0 }))),
+    // One line, as ask-user prints it (`example: ASK_CANCELLED: …`), instead of a stack trace; exit status 1.
+    Effect.tapError((error) => Console.error(`example: ${"code" in error ? `${error.code}: ` : ""}${error.message}`))
+  ),
+  { disableErrorReporting: true }
+)
