@@ -1,12 +1,18 @@
 /**
  * ACP elicitation round trips per second over real stdio: the SDK's own
  * client app (its human answering at once) prompting `ask-user acp`
- * (prompt -> seam -> AcpProvider -> `elicitation/create` -> answer JSON as an
- * `agent_message_chunk`), against a bare SDK agent doing the same exchange
- * with one fixed form and no seam, no decoding and no answer checks. Both
- * agents are subprocesses measured in the same run; each prompt turn holds
- * exactly one elicitation round trip. Sequential (one session) and with 50
- * sessions prompting at once.
+ * (prompt -> seam -> AcpProvider -> tool call + `elicitation/create` ->
+ * answer JSON as an `agent_message_chunk`), against a bare SDK agent doing
+ * the same exchange on the wire (the same tool call updates, one fixed form,
+ * the content echoed) with no seam, no decoding and no answer checks.
+ *
+ * Honest pairing: both agents are subprocesses of this run, warmed up with
+ * 200 turns each before anything is measured; each round runs both agents
+ * back to back (their order alternating) and yields one ratio per round, so
+ * a busy moment on the machine falls on both sides of a ratio. The table
+ * shows the median of those paired ratios, next to each agent's CPU time
+ * per turn (read from /proc, Linux), which the machine's load disturbs far
+ * less than wall-clock rates.
  *
  * Run: `npm run build && node --expose-gc bench/acp.bench.ts`
  */
@@ -15,7 +21,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { Readable, Writable } from "node:stream"
 import { toElicitationContent } from "../dist/ElicitationForm.js"
-import { printTable, time } from "./support.ts"
+import { printTable } from "./support.ts"
 
 const request = {
   questions: [
@@ -40,12 +46,19 @@ const stdio = () => acp.ndJsonStream(
 /** The baseline agent (this file run with `--baseline-agent`): the same exchange on the bare SDK. */
 const baselineAgent = () => {
   let sessions = 0
+  let toolCalls = 0
   const connection = acp.agent({ name: "baseline" })
     .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} }))
     .onRequest(acp.methods.agent.session.new, () => ({ sessionId: `s${sessions++}` }))
     .onRequest(acp.methods.agent.session.prompt, async ({ client, params }) => {
+      const toolCallId = `ask_user_question_${++toolCalls}`
+      void client.notify(acp.methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "tool_call", toolCallId, title: "Which database? (+2 more)", kind: "other", status: "pending" }
+      })
       const response = await client.request(acp.methods.client.elicitation.create, {
         sessionId: params.sessionId,
+        toolCallId,
         mode: "form",
         message: "Questions",
         requestedSchema: {
@@ -61,6 +74,15 @@ const baselineAgent = () => {
         }
       })
       const text = JSON.stringify(response.action === "accept" ? response.content : response)
+      void client.notify(acp.methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: {
+          sessionUpdate: "tool_call_update",
+          toolCallId,
+          status: "completed",
+          content: [{ type: "content", content: { type: "text", text } }]
+        }
+      })
       await client.notify(acp.methods.client.session.update, {
         sessionId: params.sessionId,
         update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
@@ -86,8 +108,8 @@ const connectTo = async (args: ReadonlyArray<string>) => {
   let replies = 0
   const connection = acp.client({ name: "bench-client" })
     .onRequest(acp.methods.client.elicitation.create, () => ({ action: "accept", content }))
-    .onNotification(acp.methods.client.session.update, () => {
-      replies++
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      if (params.update.sessionUpdate === "agent_message_chunk") replies++
     })
     .connect(acp.ndJsonStream(
       Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
@@ -121,68 +143,81 @@ const connectTo = async (args: ReadonlyArray<string>) => {
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
+/** One measured run: wall-clock seconds and the agent's CPU seconds for `n` turns. */
+const measure = async (agent: Awaited<ReturnType<typeof connectTo>>, n: number, body: (n: number) => Promise<unknown>) => {
+  globalThis.gc?.()
+  const cpuBefore = agent.cpu()
+  const start = performance.now()
+  await body(n)
+  return { rate: n / ((performance.now() - start) / 1000), cpuPerTurn: (agent.cpu() - cpuBefore) / n }
+}
+
 const main = async () => {
-  const sequentialTurns = 1_000
-  const concurrentTurns = 2_500
-  const rounds = 3
+  const warmUpTurns = 200
+  const sequentialTurns = 500
+  const concurrentTurns = 1_500
+  const rounds = 7
   const agents = [
     { name: "bare SDK agent (baseline)", args: [import.meta.filename, "--baseline-agent"] },
     { name: "ask-user acp", args: ["dist/bin/ask-user.js", "acp"] }
   ]
   const connected = await Promise.all(agents.map((a) => connectTo(a.args)))
-  const rates = agents.map(() => ({ sequential: [] as Array<number>, concurrent: [] as Array<number>, cpu: [] as Array<number> }))
+  type Run = { readonly rate: number; readonly cpuPerTurn: number }
+  const runs = agents.map(() => ({ sequential: [] as Array<Run>, concurrent: [] as Array<Run> }))
   try {
-    // Alternate the agents round by round, so a busy moment on the machine hits both.
+    // Both agents warmed up (JIT, caches) before anything counts.
+    for (const agent of connected) {
+      await agent.sequential(warmUpTurns)
+      await agent.concurrent(warmUpTurns)
+    }
     for (let round = 0; round < rounds; round++) {
-      for (let i = 0; i < agents.length; i++) {
+      // Back to back, in alternating order: each round is one pair.
+      const order = round % 2 === 0 ? [0, 1] : [1, 0]
+      for (const i of order) {
         const agent = connected[i]!
-        const cpuBefore = agent.cpu()
-        rates[i]!.sequential.push(sequentialTurns / (await time(sequentialTurns, () => agent.sequential(sequentialTurns))).seconds)
-        rates[i]!.concurrent.push(concurrentTurns / (await time(concurrentTurns, () => agent.concurrent(concurrentTurns))).seconds)
-        // time() runs each body twice (warm-up, then measured).
-        rates[i]!.cpu.push((agent.cpu() - cpuBefore) / (2 * (sequentialTurns + concurrentTurns)))
+        runs[i]!.sequential.push(await measure(agent, sequentialTurns, agent.sequential))
+        runs[i]!.concurrent.push(await measure(agent, concurrentTurns, agent.concurrent))
       }
     }
     connected.forEach((agent, i) => {
-      // Every turn streamed its reply: two measured runs (warm-up included) per round and mode.
-      if (agent.replies() !== rounds * 2 * (sequentialTurns + concurrentTurns)) throw new Error(`${agents[i]!.name}: replies missing`)
+      // Every turn streamed its reply.
+      if (agent.replies() !== 2 * warmUpTurns + rounds * (sequentialTurns + concurrentTurns)) {
+        throw new Error(`${agents[i]!.name}: replies missing`)
+      }
     })
   } finally {
     connected.forEach((agent) => agent.close())
   }
-  const medians = rates.map((r) => ({
-    sequential: median(r.sequential),
-    concurrent: median(r.concurrent),
-    cpu: median(r.cpu)
-  }))
-  const base = medians[0]!
+  const paired = (mode: "sequential" | "concurrent", pick: (run: Run) => number, i: number) =>
+    median(runs[i]![mode].map((run, round) => pick(run) / pick(runs[0]![mode][round]!)))
   const rate = (n: number) => Math.round(n).toLocaleString("en")
   printTable(
     [
       "agent",
-      "sequential: round trips/s",
-      "µs each",
-      "50 sessions at once: round trips/s",
-      "µs each",
-      "vs baseline (sequential / 50)",
-      "agent CPU µs per round trip",
-      "CPU vs baseline"
+      "sequential: turns/s",
+      "CPU µs per turn",
+      "50 sessions at once: turns/s",
+      "CPU µs per turn",
+      "paired rate ratio (sequential / 50)",
+      "paired CPU ratio (sequential / 50)"
     ],
     agents.map(({ name }, i) => {
-      const m = medians[i]!
+      const r = runs[i]!
       return [
         name,
-        rate(m.sequential),
-        (1e6 / m.sequential).toFixed(0),
-        rate(m.concurrent),
-        (1e6 / m.concurrent).toFixed(0),
-        `${(m.sequential / base.sequential).toFixed(2)}× / ${(m.concurrent / base.concurrent).toFixed(2)}×`,
-        (m.cpu * 1e6).toFixed(0),
-        `${(m.cpu / base.cpu).toFixed(2)}×`
+        rate(median(r.sequential.map((x) => x.rate))),
+        (median(r.sequential.map((x) => x.cpuPerTurn)) * 1e6).toFixed(0),
+        rate(median(r.concurrent.map((x) => x.rate))),
+        (median(r.concurrent.map((x) => x.cpuPerTurn)) * 1e6).toFixed(0),
+        `${paired("sequential", (x) => x.rate, i).toFixed(2)}× / ${paired("concurrent", (x) => x.rate, i).toFixed(2)}×`,
+        `${paired("sequential", (x) => x.cpuPerTurn, i).toFixed(2)}× / ${paired("concurrent", (x) => x.cpuPerTurn, i).toFixed(2)}×`
       ]
     })
   )
-  process.stdout.write(`Median of ${rounds} alternating rounds; ${sequentialTurns} sequential turns and ${concurrentTurns} turns over 50 sessions per round.\n`)
+  process.stdout.write(
+    `${warmUpTurns} + ${warmUpTurns} warm-up turns per agent, then ${rounds} paired rounds of ${sequentialTurns} sequential turns ` +
+      `and ${concurrentTurns} turns over 50 sessions; medians over the rounds, ratios paired round by round.\n`
+  )
 }
 
 if (process.argv.includes("--baseline-agent")) baselineAgent()

@@ -32,11 +32,11 @@ const program = Effect.gen(function*() {
   yield* Console.log(JSON.stringify(answer))
 })
 
-// A cancel, a timeout or a closed page ends with one line, as `ask-user` prints it, not a stack trace.
 NodeRuntime.runMain(
   program.pipe(
-    Effect.tapError((error) => Console.error(`${error.code}: ${error.message}`)),
-    Effect.provide(UserInteraction.layerWith(WebProvider.layer({ port: 0 })))
+    Effect.provide(UserInteraction.layerWith(WebProvider.layer({ port: 0 }))),
+    // One line, as ask-user prints it (`example: ASK_CANCELLED: …`), instead of a stack trace; exit status 1.
+    Effect.tapError((error) => Console.error(`example: ${"code" in error ? `${error.code}: ` : ""}${error.message}`))
   ),
   { disableErrorReporting: true }
 )

@@ -101,7 +101,9 @@ describe("WebProvider JSON API", () => {
         expect(reply.json.error).toBe("bad-response")
         expect(typeof reply.json.message).toBe("string")
       }
-      const notJson = yield* promise(() => send(web.port, path, { method: "POST", headers: auth, body: "{not json" }))
+      const notJson = yield* promise(() =>
+        send(web.port, path, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{not json" })
+      )
       expect([notJson.status, notJson.json.error]).toEqual([422, "bad-response"])
       expect(yield* pendingIds(web.port, 1)).toEqual([id])
       expect((yield* promise(() => postJson(web.port, path, token, { answers: [{ id: "go", selected: ["no"] }] }))).status)
@@ -262,7 +264,8 @@ describe("web pending table", () => {
       expect(table.subscribers()).toBe(1)
       yield* table.close
       const events = yield* Fiber.join(fiber)
-      expect(events.map((e) => e.event)).toEqual(["asked", "resolved"])
+      // The last event tells the page the provider is gone for good.
+      expect(events.map((e) => e.event)).toEqual(["asked", "resolved", "closing"])
       expect(events[1]?.data).toEqual({ id: entry?.view.id, outcome: "closed" })
       expect(table.subscribers()).toBe(0)
       expect(table.register(single, new Date(0))).toBeUndefined()
@@ -306,11 +309,21 @@ describe("WebProvider gate", () => {
       // Over 64 KiB, declared or chunked, is refused; the ask stays pending.
       const big = JSON.stringify({ answers: [{ id: "go", selected: [], custom: "x".repeat(70 * 1024) }] })
       const answer = `/api/questions/${id}/answer`
-      expect(yield* status(answer, { method: "POST", headers: auth, body: big })).toEqual([413, "too-large"])
-      expect(yield* status(answer, { method: "POST", headers: auth, body: big, chunked: true })).toEqual([413, "too-large"])
+      const json = { ...auth, "content-type": "application/json" }
+      expect(yield* status(answer, { method: "POST", headers: json, body: big })).toEqual([413, "too-large"])
+      expect(yield* status(answer, { method: "POST", headers: json, body: big, chunked: true })).toEqual([413, "too-large"])
       expect(yield* pendingIds(port, 1)).toEqual([id])
 
-      const sameOrigin = yield* status(cancel, { method: "POST", headers: { ...auth, origin: `http://127.0.0.1:${port}` }, body: "{}" })
+      // A body that is not JSON by its type, even valid JSON, chunked or not: 415, and the ask stays pending.
+      for (const type of ["text/plain", "text/plain;charset=UTF-8", "multipart/form-data; boundary=x"]) {
+        expect(yield* status(cancel, { method: "POST", headers: { ...auth, "content-type": type }, body: "{}" }))
+          .toEqual([415, "unsupported-media-type"])
+      }
+      expect(yield* status(cancel, { method: "POST", headers: auth, body: "{}", chunked: true }))
+        .toEqual([415, "unsupported-media-type"])
+      expect(yield* pendingIds(port, 1)).toEqual([id])
+
+      const sameOrigin = yield* status(cancel, { method: "POST", headers: { ...json, origin: `http://127.0.0.1:${port}` }, body: "{}" })
       expect(sameOrigin).toEqual([200, undefined])
       expect(Exit.findErrorOption(yield* Fiber.await(fiber))).toMatchObject({ value: { code: "ASK_CANCELLED" } })
       expect(yield* status("/no/such/path", { headers: auth })).toEqual([404, "not-found"])

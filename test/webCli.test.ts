@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
-import { request as httpRequest } from "node:http"
+import { Agent, request as httpRequest } from "node:http"
 import { createServer } from "node:net"
 import { dirname, join } from "node:path"
 import { program, start, tempFiles } from "./cliHarness.js"
@@ -86,8 +86,83 @@ describe("ask-user --web", () => {
       expect(await run.exited).toBe(0)
       expect(JSON.parse(run.stdout())).toEqual(answer)
       await waitFor(events.ended, 10_000, "the event stream to end")
-      expect(events.events.map((e) => e.event)).toEqual(["asked", "resolved"])
+      // The stream's last event tells the page not to reconnect.
+      expect(events.events).toEqual([
+        { event: "asked", data: expect.objectContaining({ id }) },
+        { event: "resolved", data: { id, outcome: "answered" } },
+        { event: "closing", data: { unanswered: 0 } }
+      ])
       expect(await send(port, "/api/questions").then(() => "open", (e) => e.code)).toBe("ECONNREFUSED")
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  })
+
+  it("answers every one of 50 concurrent answers on kept-alive sockets while it exits: one 200, 49 404, no reset", async () => {
+    const { port, run } = await startWeb()
+    const agent = new Agent({ keepAlive: true, maxSockets: 50 })
+    const call = (method: string, path: string, body?: string) =>
+      new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
+        const req = httpRequest({
+          host: "127.0.0.1",
+          port,
+          path,
+          method,
+          agent,
+          headers: {
+            host: `127.0.0.1:${port}`,
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { "content-type": "application/json" })
+          }
+        }, (res) => {
+          let text = ""
+          res.setEncoding("utf8")
+          res.on("data", (chunk: string) => (text += chunk))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+          res.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
+        })
+        req.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
+        req.end(body)
+      })
+    try {
+      const id = await pendingId(port)
+      // Fifty sockets, each kept alive after a first request.
+      const warm = await Promise.all(Array.from({ length: 50 }, () => call("GET", "/api/questions")))
+      expect(warm.every((r) => "status" in r && r.status === 200)).toBe(true)
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, () => call("POST", `/api/questions/${id}/answer`, JSON.stringify(answer)))
+      )
+      const outcome = (r: (typeof replies)[number]) => "error" in r ? r.error : `${r.status} ${r.body}`
+      const counts = new Map<string, number>()
+      for (const reply of replies) counts.set(outcome(reply), (counts.get(outcome(reply)) ?? 0) + 1)
+      expect(Object.fromEntries(counts)).toEqual({ "200 {\"ok\":true}": 1, "404 {\"error\":\"not-pending\"}": 49 })
+      expect(await run.exited).toBe(0)
+    } finally {
+      agent.destroy()
+      run.child.kill("SIGKILL")
+    }
+  })
+
+  it("refuses a POST body that is not application/json with 415", async () => {
+    const { port, run } = await startWeb()
+    try {
+      const id = await pendingId(port)
+      const body = JSON.stringify(answer)
+      for (const type of ["text/plain", "application/x-www-form-urlencoded", undefined]) {
+        const reply = await send(port, `/api/questions/${id}/answer`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, ...(type === undefined ? {} : { "content-type": type }) },
+          body
+        })
+        expect(reply.status, String(type)).toBe(415)
+        expect(reply.json).toMatchObject({ error: "unsupported-media-type" })
+      }
+      // Still pending: a JSON answer (with a charset parameter) wins.
+      const ok = await postJson(port, `/api/questions/${id}/answer`, token, answer, {
+        "content-type": "application/json; charset=utf-8"
+      })
+      expect(ok.status).toBe(200)
+      expect(await run.exited).toBe(0)
     } finally {
       run.child.kill("SIGKILL")
     }

@@ -7,7 +7,8 @@ import { Context, Effect, Exit, Fiber, Layer } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { WebProvider } from "effect-user-interaction/web"
-import { batch, batchAnswer } from "./support/requests.js"
+import { start, tempFiles } from "./cliHarness.js"
+import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {
   static readonly layer = Layer.effect(
@@ -234,5 +235,30 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(yield* promise(() => page.evaluate(() => (window as { __pwned?: unknown }).__pwned))).toBeUndefined()
       expect(problems).toEqual([])
     }))
+
+  it.effect("after ask-user --web exits, says the questions were answered and makes no request for 5 s", () =>
+    Effect.gen(function*() {
+      const browser = yield* Chromium
+      const { file } = tempFiles({ file: single })
+      const run = yield* Effect.acquireRelease(
+        Effect.sync(() => start(["--web", file!])),
+        (run) => Effect.sync(() => run.child.kill("SIGKILL"))
+      )
+      yield* promise(() => run.stderrContains("\n"))
+      const url = /^Answer at (\S+)$/m.exec(run.stderr())![1]!
+      const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+      const requests: Array<string> = []
+      page.on("request", (request) => requests.push(request.url()))
+      yield* promise(() => page.goto(url))
+      yield* promise(() => page.getByRole("button", { name: /^yes/ }).click())
+      expect(yield* promise(() => run.exited)).toBe(0)
+      expect(JSON.parse(run.stdout())).toEqual(singleAnswer)
+      yield* promise(() => page.locator("#card").getByText("All questions were answered. You can close this tab.").waitFor())
+      expect(yield* promise(() => page.locator("#connection").textContent())).toContain("no longer running")
+      // Nothing more: no reconnecting event stream, no polling.
+      const before = requests.length
+      yield* Effect.sleep("5 seconds")
+      expect(requests.slice(before)).toEqual([])
+    }), { timeout: 60_000 })
 })
 

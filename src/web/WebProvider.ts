@@ -16,6 +16,7 @@
  * @since 0.1.0
  */
 import { createServer } from "node:http"
+import { readInFlight } from "./drain.js"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Cause, Clock, Context, Deferred, Effect, Exit, Layer } from "effect"
 import type { ServeError } from "effect/http/HttpServerError"
@@ -76,13 +77,15 @@ export class WebProvider extends Context.Service<WebProvider, {
       const host = options.host ?? "127.0.0.1"
       const token = options.token ?? randomToken()
       const table = makePendingTable()
-      const server = yield* NodeHttpServer.make(() => createServer(), { port: options.port ?? 0, host })
+      const nodeServer = createServer()
+      const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host })
       const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
       const app = yield* makeWebApp(table, { hostAllowed: makeHostCheck(host, port), tokenMatches: makeTokenCheck(token) })
       yield* server.serve(app)
       // Added last, so it runs first: with nothing pending and every event
-      // stream ended, the server's shutdown only waits for requests in flight.
-      yield* Effect.addFinalizer(() => table.close)
+      // stream ended, and every request already sent read, the server's
+      // shutdown only waits for the answers to those requests.
+      yield* Effect.addFinalizer(() => Effect.andThen(table.close, readInFlight(nodeServer)))
 
       const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
         Effect.uninterruptibleMask((restore) =>

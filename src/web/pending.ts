@@ -35,6 +35,8 @@ export interface PendingView {
 export type WebEvent =
   | { readonly event: "asked"; readonly data: PendingView }
   | { readonly event: "resolved"; readonly data: { readonly id: string; readonly outcome: Outcome } }
+  /** The last event of every stream: the provider is closing (`unanswered`: asks it withdrew unanswered). */
+  | { readonly event: "closing"; readonly data: { readonly unanswered: number } }
 
 /** A pending ask: its view, the request to judge answers against, and the wait. */
 export interface Entry {
@@ -55,7 +57,7 @@ export interface PendingTable {
   readonly settle: (entry: Entry, outcome: Outcome, exit?: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>) => boolean
   /** A live event stream that starts by replaying every pending ask as `asked`. */
   readonly events: Stream.Stream<WebEvent>
-  /** Settles everything `closed`, refuses new asks and ends every event stream. */
+  /** Settles everything `closed`, refuses new asks and ends every event stream after a `closing` event. */
   readonly close: Effect.Effect<void>
   /** True once `close` ran. */
   readonly isClosed: () => boolean
@@ -126,8 +128,12 @@ export const makePendingTable = (): PendingTable => {
   )
 
   const close = Effect.sync(() => {
+    if (closed) return
     closed = true
-    for (const entry of Array.from(pending.values())) settle(entry, "closed")
+    const unanswered = Array.from(pending.values())
+    for (const entry of unanswered) settle(entry, "closed")
+    // Tells the page not to reconnect: nothing will ever be asked here again.
+    broadcast({ event: "closing", data: { unanswered: unanswered.length } })
     for (const queue of queues) Queue.endUnsafe(queue)
     queues.clear()
   })

@@ -1,7 +1,8 @@
 /**
  * The web provider's HTTP application: the page, the JSON API and the event
  * stream as `effect/http` routes, behind a gate that checks, in this order,
- * `Host` and `Origin` (403), the token (401) and the body size (413).
+ * `Host` and `Origin` (403), the token (401), the body's type (415) and size
+ * (413).
  *
  * @internal
  */
@@ -39,6 +40,18 @@ const notPending = json(404, { error: "not-pending" })
 
 const sse = (event: WebEvent) =>
   Sse.encoder.write({ _tag: "Event", event: event.event, id: undefined, data: JSON.stringify(event.data) })
+
+/** Whether the request carries a body (declared length, or chunked). */
+const hasBody = (headers: Readonly<Record<string, string | undefined>>): boolean =>
+  headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0
+
+/**
+ * Whether a `Content-Type` is JSON (`application/json`, parameters such as
+ * `charset` allowed). Defence in depth: a cross-site form can only send
+ * `text/plain`, urlencoded or multipart bodies without a preflight.
+ */
+const isJson = (contentType: string | undefined): boolean =>
+  contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() === "application/json"
 
 /** True when a body read failed because the body was over the limit. */
 const isTooLarge = (error: unknown): boolean =>
@@ -129,6 +142,9 @@ export const makeWebApp = (table: PendingTable, options: GateOptions) =>
       const queryToken = new URL(request.url, "http://localhost").searchParams.get("token")
       if (!options.tokenMatches(headers["authorization"], queryToken)) {
         return json(401, { error: "unauthorized" })
+      }
+      if (hasBody(headers) && !isJson(headers["content-type"])) {
+        return json(415, { error: "unsupported-media-type", message: "Send the body as application/json." })
       }
       const length = Number(headers["content-length"] ?? 0)
       if (length > maxBodyBytes) return json(413, { error: "too-large" })

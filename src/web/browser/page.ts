@@ -41,6 +41,8 @@ const progress = new Map<string, Progress>()
 let currentId: string | undefined
 let busy = false
 let seenSinceOpen = new Set<string>()
+/** Set by the server's `closing` event: nothing will be asked here again. */
+let finished: { readonly unanswered: number } | undefined
 
 const byId = (id: string): HTMLElement => {
   const found = document.getElementById(id)
@@ -154,7 +156,11 @@ const renderQuestion = () => {
   alertBox.textContent = ""
   const entry = currentId === undefined ? undefined : pending.get(currentId)
   if (entry === undefined) {
-    card.replaceChildren(h("p", { class: "empty" }, "No questions are waiting. New ones appear here as they arrive."))
+    card.replaceChildren(h("p", { class: "empty" }, finished === undefined
+      ? "No questions are waiting. New ones appear here as they arrive."
+      : finished.unanswered === 0
+      ? "All questions were answered. You can close this tab."
+      : "ask-user stopped before every question was answered. You can close this tab."))
     return
   }
   const state = progressOf(entry.id)
@@ -370,6 +376,15 @@ const connect = () => {
   source.addEventListener("resolved", (event) => {
     const { id } = JSON.parse((event as MessageEvent<string>).data) as { id: string }
     forget(id)
+  })
+  // The server is going away for good: stop reconnecting and say so.
+  source.addEventListener("closing", (event) => {
+    source.close()
+    finished = JSON.parse((event as MessageEvent<string>).data) as { unanswered: number }
+    connection.textContent = "Finished: ask-user is no longer running."
+    for (const id of Array.from(pending.keys())) forget(id)
+    renderQuestion()
+    announce(finished.unanswered === 0 ? "All questions were answered. You can close this tab." : "ask-user stopped.")
   })
 }
 
