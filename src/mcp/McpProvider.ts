@@ -76,7 +76,8 @@ const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider>
           yield* takeIdZero
           const toolCall = yield* McpToolCall
           return yield* elicit(sdk, request, toolCall?.requestId)
-        })
+        }),
+      name: "mcp"
     })
   })
 
