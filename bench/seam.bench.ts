@@ -1,10 +1,11 @@
 /**
  * The seam's own cost: asks per second with an instant provider, against the
  * provider called directly and against a plain-Promise seam of the seed's
- * shape; then memory per pending ask and the time to settle 100k of them
- * when the provider's scope closes.
+ * shape; what watching costs (an event subscriber and Effect's tracer on,
+ * against both off); then memory per pending ask and the time to settle 100k
+ * of them when the provider's scope closes.
  */
-import { Effect, Exit, Fiber, Layer, Result, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Result, Scope, Stream } from "effect"
 import {
   type AskUserQuestionAnswer,
   type AskUserQuestionRequest,
@@ -77,10 +78,35 @@ const seam = await time(N, () =>
     for (let i = 0; i < N; i++) yield* ui.ask(request)
   }).pipe(Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant))))))
 
+// Watching off: Effect's tracer disabled and nobody subscribed to the events.
+const unwatched = await time(N, () =>
+  Effect.runPromise(Effect.gen(function*() {
+    const ui = yield* UserInteraction
+    for (let i = 0; i < N; i++) yield* ui.ask(request)
+  }).pipe(
+    Effect.withTracerEnabled(false),
+    Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant)))
+  )))
+
+// Watching on: Effect's tracer (spans made and ended) and a subscriber draining every event.
+let seen = 0
+const watched = await time(N, () =>
+  Effect.runPromise(Effect.gen(function*() {
+    const ui = yield* UserInteraction
+    yield* Effect.forkChild(Stream.runForEach(ui.events, () => Effect.sync(() => void seen++)), { startImmediately: true })
+    for (let i = 0; i < N; i++) yield* ui.ask(request)
+  }).pipe(Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant))))))
+if (seen === 0) throw new Error("the subscriber saw no events")
+
 rows.push(["plain-Promise seam (baseline)", baseline.perSecond, baseline.micros, "1.00×"])
 rows.push(["provider.ask called directly", direct.perSecond, direct.micros, `${(direct.seconds / baseline.seconds).toFixed(2)}×`])
 rows.push(["UserInteraction.ask", seam.perSecond, seam.micros, `${(seam.seconds / baseline.seconds).toFixed(2)}×`])
 printTable([`${N.toLocaleString("en")} sequential asks, instant provider`, "asks/s", "µs/ask", "time vs baseline"], rows)
+
+printTable(["watching the asks", "asks/s", "µs/ask", "time vs unwatched", "target"], [
+  ["tracer off, no event subscriber", unwatched.perSecond, unwatched.micros, "1.00×", ""],
+  ["tracer on, one event subscriber", watched.perSecond, watched.micros, `${(watched.seconds / unwatched.seconds).toFixed(2)}×`, "≤ 1.30×"]
+])
 
 // 100k pending asks: memory per pending ask, and how long closing the provider takes to settle them.
 const P = 100_000

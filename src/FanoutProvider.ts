@@ -2,7 +2,9 @@
  * One provider made of several: each ask goes to every surface at once (say
  * the terminal and the web page), and the human answers on whichever is at
  * hand. The first answer wins and the other surfaces are interrupted, so their
- * prompts come down before the ask returns.
+ * prompts come down before the ask returns; they learn where the ask was
+ * settled (`SettledElsewhere`), and the seam reports that member's `name` as
+ * the ask's `surface`.
  *
  * ```ts
  * const both = FanoutProvider.layer(TerminalProvider.layer(), WebProvider.layer())
@@ -11,14 +13,15 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Layer, Result } from "effect"
+import { Cause, Context, Effect, type Fiber, Layer, Result } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkAnswer } from "./AskValidation.js"
-import { UserInteractionProvider } from "./UserInteractionProvider.js"
+import { markSurface, SettledElsewhere, surfaceOf, UserInteractionProvider } from "./UserInteractionProvider.js"
 import {
   AskAborted,
   AskCancelled,
   AskDeclined,
+  type ErrorCode,
   HarnessError,
   ProviderFailed,
   type UserInteractionError
@@ -36,17 +39,28 @@ type AnyProviderLayer = Layer.Layer<UserInteractionProvider, any, any> | Layer.L
 const endsTheAsk = (error: UserInteractionError) =>
   error instanceof AskCancelled || error instanceof AskDeclined || error instanceof AskAborted
 
+/** One surface's verdict: its answer or its decision to stop, and the surface that gave it. */
+interface Verdict {
+  readonly result: Result.Result<AskUserQuestionAnswer, UserInteractionError>
+  readonly surface: string | undefined
+}
+
 /**
  * One surface's part of the race. It "wins" with an answer that keeps the
  * answer rules, or with a human's decision to stop; anything else (an invalid
  * answer, a surface that failed or closed) drops that surface out of the race
- * and the others go on.
+ * and the others go on. A nested fan-out's mark names the innermost surface.
  */
-const surface = (provider: Provider, request: AskUserQuestionRequest) =>
+const entrant = (provider: Provider, request: AskUserQuestionRequest): Effect.Effect<Verdict, UserInteractionError> =>
   provider.ask(request).pipe(
-    Effect.flatMap((answer) => Effect.fromResult(checkAnswer(request, answer))),
-    Effect.map((answer): Result.Result<AskUserQuestionAnswer, UserInteractionError> => Result.succeed(answer)),
-    Effect.catchIf(endsTheAsk, (error) => Effect.succeed(Result.fail(error)))
+    Effect.flatMap((answer) =>
+      Effect.map(
+        Effect.fromResult(checkAnswer(request, answer)),
+        (checked): Verdict => ({ result: Result.succeed(checked), surface: surfaceOf(answer) ?? provider.name })
+      )
+    ),
+    Effect.catchIf(endsTheAsk, (error) =>
+      Effect.succeed<Verdict>({ result: Result.fail(error), surface: surfaceOf(error) ?? provider.name }))
   )
 
 /** When every surface dropped out: the first failure, as a contract error. */
@@ -56,13 +70,43 @@ const allFailed = (cause: Cause.Cause<UserInteractionError>): Effect.Effect<neve
   return Effect.fail(new ProviderFailed({ message: "Every surface of the fanout failed.", cause: Cause.squash(cause) }))
 }
 
-/** Races one request across all surfaces. */
+/** The winner's outcome, marked with its surface so the seam can report it. */
+const fromVerdict = ({ result, surface }: Verdict): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
+  Result.isSuccess(result)
+    ? Effect.succeed(markSurface(result.success, surface))
+    : Effect.fail(markSurface(result.failure, surface))
+
+/**
+ * Races one request across all surfaces. The surfaces that lose are
+ * interrupted with a `SettledElsewhere` annotation naming the winner, so each
+ * can tell its human where the ask went ("Answered in the web page.").
+ */
 const fanout = (providers: ReadonlyArray<Provider>): Provider => ({
   ask: (request) =>
-    Effect.raceAll(providers.map((provider) => surface(provider, request))).pipe(
-      Effect.catchCause(allFailed),
-      Effect.flatMap(Effect.fromResult)
-    )
+    Effect.suspend(() => {
+      const entrants: Array<Fiber.Fiber<unknown, unknown>> = []
+      let decided = false
+      // The first verdict tells the other entrants before the race ends (the race
+      // itself would interrupt them without saying why).
+      const decide = (self: Fiber.Fiber<unknown, unknown>, { result, surface }: Verdict) => {
+        if (decided || surface === undefined) return
+        decided = true
+        const elsewhere = Context.make(SettledElsewhere, {
+          surface,
+          outcome: Result.isSuccess(result) ? "answered" : result.failure.code as ErrorCode
+        })
+        for (const other of entrants) if (other !== self) other.interruptUnsafe(undefined, elsewhere)
+      }
+      return Effect.raceAll(providers.map((provider) =>
+        Effect.withFiber((self) => {
+          entrants.push(self)
+          return Effect.tap(entrant(provider, request), (verdict) => Effect.sync(() => decide(self, verdict)))
+        })
+      )).pipe(
+        Effect.catchCause(allFailed),
+        Effect.flatMap(fromVerdict)
+      )
+    })
 })
 
 /**

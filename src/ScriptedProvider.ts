@@ -32,7 +32,8 @@ export class ScriptedProvider extends Context.Service<ScriptedProvider, {
         ask: (request) => Effect.suspend(() => {
           seen.push(request)
           return answer(request)
-        })
+        }),
+        name: "scripted"
       }).pipe(Context.add(ScriptedProvider, { requests: Effect.sync(() => seen.slice()) }))
     }))
   }

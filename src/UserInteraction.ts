@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Context, Effect, Layer, PubSub, type Scope, Stream } from "effect"
+import type { AskEvent } from "./AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { makeSeam, type SeamOptions } from "./internal/seam.js"
 import { UserInteractionProvider } from "./UserInteractionProvider.js"
@@ -25,16 +26,21 @@ import type { DuplicateProvider, UserInteractionError } from "./UserInteractionE
  */
 export type UserInteractionOptions = SeamOptions
 
+// How many events a subscriber may fall behind before it loses the oldest.
+const eventBuffer = 1024
+
 /**
  * The "ask the human" service. `ask` checks the request, runs it on the active
  * provider and holds the answer to the answer rules; `register` makes a
- * provider the active one for the lifetime of the current scope.
+ * provider the active one for the lifetime of the current scope; `events`
+ * reports every ask that reaches a provider, from subscription on.
  *
  * @since 0.1.0
  */
 export class UserInteraction extends Context.Service<UserInteraction, {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
   readonly register: (provider: UserInteractionProvider["Service"]) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
+  readonly events: Stream.Stream<AskEvent>
 }>()("effect-user-interaction/UserInteraction") {
   /**
    * The seam with an empty slot and the given options. Each call makes a new,
@@ -46,7 +52,11 @@ export class UserInteraction extends Context.Service<UserInteraction, {
     return Layer.effect(
       UserInteraction,
       Effect.gen(function*() {
-        const { close, seam } = makeSeam(options)
+        // Sliding: a subscriber that falls behind loses its oldest events; no ask ever waits for it.
+        const events = yield* PubSub.sliding<AskEvent>(eventBuffer)
+        const { close, seam } = makeSeam(options, events)
+        // Ends every event stream once the seam is gone.
+        yield* Effect.addFinalizer(() => PubSub.shutdown(events))
         yield* Effect.addFinalizer(() => close)
         return UserInteraction.of(seam)
       })
@@ -68,6 +78,18 @@ export class UserInteraction extends Context.Service<UserInteraction, {
   static ask(request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError, UserInteraction> {
     return UserInteraction.use((seam) => seam.ask(request))
   }
+
+  /**
+   * The seam's ask events from the moment the stream runs: `Asked` when an
+   * ask reaches a provider, `Settled` when it ends. A subscriber that falls
+   * more than 1,024 events behind loses the oldest; asks never wait for it.
+   * The stream ends when the seam closes.
+   *
+   * @since 0.2.0
+   */
+  static readonly events: Stream.Stream<AskEvent, never, UserInteraction> = Stream.unwrap(
+    UserInteraction.useSync((seam) => seam.events)
+  )
 
   /**
    * Builds `providerLayer` and registers its provider for the lifetime of this

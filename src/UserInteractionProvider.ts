@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { type Cause, Context, type Effect } from "effect"
+import type { AskOutcome } from "./AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import type { UserInteractionError } from "./UserInteractionError.js"
 
@@ -57,3 +58,74 @@ export const interruptionReason = (cause: Cause.Cause<unknown>): InterruptionRea
   }
   return undefined
 }
+
+// Outcomes (answers and errors) are objects a provider just made, so a weak
+// map marks them without copying or changing them.
+const surfaces = new WeakMap<object, string>()
+
+/**
+ * Marks an answer or error as settled on `surface`, and returns it. A
+ * provider that stands for several surfaces (a fan-out) marks what it returns
+ * with the member that settled it; the seam reports that as `surface` in
+ * events and spans, and falls back to the provider's own `name` for an
+ * unmarked outcome.
+ *
+ * @since 0.2.0
+ */
+export const markSurface = <A extends object>(outcome: A, surface: string | undefined): A => {
+  if (surface !== undefined) surfaces.set(outcome, surface)
+  return outcome
+}
+
+/**
+ * The surface an answer or error was marked with by `markSurface`.
+ *
+ * @since 0.2.0
+ */
+export const surfaceOf = (outcome: unknown): string | undefined =>
+  typeof outcome === "object" && outcome !== null ? surfaces.get(outcome) : undefined
+
+/**
+ * Where and how an ask was settled when a surface's part of it is
+ * interrupted because another surface settled it first: a fan-out puts this
+ * on the interruption of the surfaces that lost, so each can say so ("Answered
+ * in the terminal.").
+ *
+ * @since 0.2.0
+ */
+export class SettledElsewhere extends Context.Service<SettledElsewhere, {
+  readonly surface: string
+  readonly outcome: AskOutcome
+}>()("effect-user-interaction/SettledElsewhere") {}
+
+/**
+ * The `SettledElsewhere` annotation on an ask's interruption, read from its
+ * exit cause; `undefined` when another surface did not settle it.
+ *
+ * @since 0.2.0
+ */
+export const settledElsewhere = (cause: Cause.Cause<unknown>): SettledElsewhere["Service"] | undefined => {
+  for (const reason of cause.reasons) {
+    if (reason._tag !== "Interrupt") continue
+    const annotated = reason.annotations.get(SettledElsewhere.key) as SettledElsewhere["Service"] | undefined
+    if (annotated !== undefined) return annotated
+  }
+  return undefined
+}
+
+/**
+ * How people read a surface's name: `"the terminal"`, `"the web page"`, …;
+ * an unknown name as itself.
+ *
+ * @since 0.2.0
+ */
+export const describeSurface = (surface: string): string => surfaceTitles.get(surface) ?? surface
+
+const surfaceTitles: ReadonlyMap<string, string> = new Map([
+  ["terminal", "the terminal"],
+  ["web", "the web page"],
+  ["acp", "the ACP client"],
+  ["mcp", "the MCP client"],
+  ["durable", "another process"],
+  ["scripted", "a script"]
+])

@@ -12,10 +12,16 @@
 export * from "./AskUserQuestion.js"
 export * from "./AskValidation.js"
 export * from "./UserInteractionError.js"
+export * from "./AskEvent.js"
 export {
   AskInterruption,
+  describeSurface,
   type InterruptionReason,
   interruptionReason,
+  markSurface,
+  SettledElsewhere,
+  settledElsewhere,
+  surfaceOf,
   UserInteractionProvider
 } from "./UserInteractionProvider.js"
 export { UserInteraction, type UserInteractionOptions } from "./UserInteraction.js"

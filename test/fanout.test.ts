@@ -54,7 +54,7 @@ describe("FanoutProvider", () => {
       expect(probe.finalized).toEqual(["terminal: prompt taken down"])
     }))
 
-  it.live("an answer on the other surface wins and the web entry resolves `aborted`", () =>
+  it.live("an answer on the other surface wins and the web entry resolves `answered` there", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const terminal = ScriptedProvider.layer(() => Deferred.await(gate).pipe(Effect.as(singleAnswer)))
@@ -65,7 +65,12 @@ describe("FanoutProvider", () => {
       const id = yield* webPendingId(web.port)
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
-      expect((yield* promise(() => events.next((e) => e.event === "resolved"))).data).toEqual({ id, outcome: "aborted" })
+      expect((yield* promise(() => events.next((e) => e.event === "resolved"))).data).toEqual({
+        id,
+        outcome: "answered",
+        surface: "scripted",
+        where: "a script"
+      })
       const late = yield* promise(() => postJson(web.port, `/api/questions/${id}/answer`, token, singleAnswer))
       expect([late.status, late.json]).toEqual([404, { error: "not-pending" }])
       events.close()

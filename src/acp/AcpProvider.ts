@@ -207,7 +207,7 @@ export class AcpProvider extends Context.Service<AcpProvider, {
         })
       )
 
-      return Context.make(UserInteractionProvider, UserInteractionProvider.of({ ask })).pipe(
+      return Context.make(UserInteractionProvider, UserInteractionProvider.of({ ask, name: "acp" })).pipe(
         Context.add(AcpProvider, AcpProvider.of({ cancelSession }))
       )
     }))

@@ -8,10 +8,17 @@
  *
  * @internal
  */
-import { Cause, Context, Duration, Effect, Exit, Fiber, Result, type Scope } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, type PubSub, Result, type Scope, type Stream } from "effect"
+import type { AskEvent } from "../AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, decodeRequest } from "../AskValidation.js"
-import { AskInterruption, type InterruptionReason, type UserInteractionProvider } from "../UserInteractionProvider.js"
+import {
+  AskInterruption,
+  type InterruptionReason,
+  surfaceOf,
+  type UserInteractionProvider
+} from "../UserInteractionProvider.js"
+import { AskEvents, AskWatch } from "./askTelemetry.js"
 import {
   AskAborted,
   AskTimeout,
@@ -43,6 +50,7 @@ export interface SeamOptions {
 export interface Seam {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
   readonly register: (provider: Provider) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
+  readonly events: Stream.Stream<AskEvent>
 }
 
 const toMillis = (input: Duration.Input | undefined): number =>
@@ -60,8 +68,15 @@ const aborted = Effect.suspend(() => Effect.fail(abortedError()))
 const providerFailed = (cause: Cause.Cause<unknown>) =>
   new ProviderFailed({ message: `The provider failed: ${Cause.pretty(cause).split("\n")[0]}`, cause: Cause.squash(cause) })
 
-/** Builds a seam; `close` ends the waits of asks still in a hand-over window. */
-export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly close: Effect.Effect<void> } => {
+/**
+ * Builds a seam that reports on `events`; `close` ends the waits of asks
+ * still in a hand-over window.
+ */
+export const makeSeam = (
+  options: SeamOptions,
+  pubsub: PubSub.PubSub<AskEvent>
+): { readonly seam: Seam; readonly close: Effect.Effect<void> } => {
+  const events = new AskEvents(pubsub)
   const slot = new Slot(toMillis(options.handover))
   const timeoutMillis = toMillis(options.timeout)
   const withTimeout = (pending: PendingAsk, registration: Registration) => {
@@ -75,35 +90,48 @@ export const makeSeam = (options: SeamOptions): { readonly seam: Seam; readonly 
     })
   }
 
+  // Every ask is watched, and its watch reports it when it ends, whatever ended it.
   const ask = (request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
-    Effect.suspend(() => {
-      const signal = (request as { signal?: unknown } | null | undefined)?.signal
-      if (signal instanceof AbortSignal && signal.aborted) return aborted
-      const decoded = decodeRequest(request)
-      if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
-      const registration = slot.current
-      if (registration === undefined) return Effect.fail(new NoProvider())
-      // The decoded copy only proves the request well-formed; the provider gets the caller's object.
-      const pending = new PendingAsk(slot, request)
-      if (!(signal instanceof AbortSignal)) return withTimeout(pending, registration)
-      return Effect.acquireUseRelease(
-        Effect.sync(() => {
-          signal.addEventListener("abort", pending, { once: true })
-          // Aborted since the check above: the event has fired already, so act on it here.
-          if (signal.aborted) pending.handleEvent()
-        }),
-        () =>
-          Effect.mapError(
-            withTimeout(pending, registration),
-            // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
-            // the provider was still taking its prompt down. (Answers are refused in `settle`.)
-            (error) => signal.aborted ? abortedError() : error
-          ),
-        () => Effect.sync(() => signal.removeEventListener("abort", pending))
-      )
+    Effect.withFiber((fiber) => {
+      const watch = new AskWatch(request, events, fiber)
+      return Effect.onExit(askWatched(request, watch), (exit) => Effect.sync(() => watch.settled(exit)))
     })
 
-  return { seam: { ask, register: (provider) => slot.register(provider) }, close: Effect.sync(() => slot.close()) }
+  const askWatched = (
+    request: AskUserQuestionRequest,
+    watch: AskWatch
+  ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
+    const signal = (request as { signal?: unknown } | null | undefined)?.signal
+    if (signal instanceof AbortSignal && signal.aborted) return aborted
+    const decoded = decodeRequest(request)
+    if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+    const registration = slot.current
+    if (registration === undefined) return Effect.fail(new NoProvider())
+    // The decoded copy only proves the request well-formed; the provider gets the caller's object.
+    const pending = new PendingAsk(slot, request, watch)
+    watch.asked()
+    if (!(signal instanceof AbortSignal)) return withTimeout(pending, registration)
+    return Effect.acquireUseRelease(
+      Effect.sync(() => {
+        signal.addEventListener("abort", pending, { once: true })
+        // Aborted since the check above: the event has fired already, so act on it here.
+        if (signal.aborted) pending.handleEvent()
+      }),
+      () =>
+        Effect.mapError(
+          withTimeout(pending, registration),
+          // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
+          // the provider was still taking its prompt down. (Answers are refused in `settle`.)
+          (error) => signal.aborted ? abortedError() : error
+        ),
+      () => Effect.sync(() => signal.removeEventListener("abort", pending))
+    )
+  }
+
+  return {
+    seam: { ask, register: (provider) => slot.register(provider), events: events.stream },
+    close: Effect.sync(() => slot.close())
+  }
 }
 
 /** The one provider slot and the asks waiting for a successor. */
@@ -151,7 +179,7 @@ class PendingAsk implements EventListenerObject {
   deadline = Infinity
   resumeWaiter: ((successor: Registration | undefined) => void) | undefined
 
-  constructor(readonly slot: Slot, readonly request: AskUserQuestionRequest) {}
+  constructor(readonly slot: Slot, readonly request: AskUserQuestionRequest, readonly watch: AskWatch) {}
 
   /** The request's signal aborted: take the provider's prompt down, or stop waiting for a successor. */
   handleEvent(): void {
@@ -208,13 +236,16 @@ class PendingAsk implements EventListenerObject {
     exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>
   ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
     if (this.aborted) return aborted
+    const name = registration.provider.name
     if (Exit.isSuccess(exit)) {
+      this.watch.surface = surfaceOf(exit.value) ?? name
       const checked = checkAnswer(this.request, exit.value)
       return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(checked.failure)
     }
     const cause = exit.cause
     if (registration.closing && Cause.hasInterruptsOnly(cause)) return this.handOver(registration)
     const error = Cause.findErrorOption(cause)
+    this.watch.surface = (error._tag === "Some" ? surfaceOf(error.value) : undefined) ?? name
     if (error._tag === "Some" && error.value instanceof HarnessError) return Effect.fail(error.value)
     return Effect.fail(providerFailed(cause))
   }

@@ -69,7 +69,8 @@ const providerLayer = (sdk: Server): Layer.Layer<UserInteractionProvider> =>
           if (missing !== undefined) return yield* missing
           yield* takeIdZero
           return yield* pushElicitation(sdk, request, call?.requestId)
-        })
+        }),
+      name: "mcp"
     })
   })
 

@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Fiber, FiberSet, Layer, Option, Scope, Semaphore, Terminal } from "effect"
+import { Cause, Effect, Exit, Fiber, FiberSet, Layer, Option, Scope, Semaphore, Terminal } from "effect"
 import type * as tty from "node:tty"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
@@ -27,9 +27,18 @@ import {
   type TerminalOutput
 } from "./device.js"
 import { askOnLines, type LineSource, makeLineSource } from "./lines.js"
+import { desktopNotification, type Notify } from "./notify.js"
 import { askOnTerminal } from "./prompt.js"
+import { sanitizeLine } from "../internal/sanitize.js"
 import { ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
-import { UserInteractionProvider } from "../UserInteractionProvider.js"
+import {
+  describeSurface,
+  type SettledElsewhere,
+  settledElsewhere,
+  UserInteractionProvider
+} from "../UserInteractionProvider.js"
+
+export type { Notify } from "./notify.js"
 
 /**
  * Options of the terminal provider.
@@ -37,7 +46,14 @@ import { UserInteractionProvider } from "../UserInteractionProvider.js"
  * @since 0.1.0
  */
 export interface TerminalProviderOptions {
-  /** Ring the terminal bell when a question appears (default `true`). */
+  /**
+   * How a question is announced when it appears (TTY mode): `"bell"` (the
+   * default) rings the bell; `"desktop"` also writes a desktop notification
+   * (OSC 777 and OSC 9) that the terminal turns into a system notification;
+   * `"none"` stays quiet.
+   */
+  readonly notify?: Notify | undefined
+  /** `false` silences the bell whatever `notify` says (default `true`). */
   readonly bell?: boolean | undefined
   /** Draw with colours (default: when the terminal drawn on supports them and `NO_COLOR` is unset). */
   readonly colors?: boolean | undefined
@@ -75,20 +91,33 @@ const wantsColors = (output: TerminalOutput): boolean => {
   return process.env["NO_COLOR"] === undefined && typeof hasColors === "function" && hasColors.call(output)
 }
 
+/** "Answered in the web page." (the surface's name is the developer's, but shown inert all the same). */
+const elsewhereLine = ({ outcome, surface }: SettledElsewhere["Service"]): string =>
+  `${outcome === "answered" ? "Answered" : "Cancelled"} in ${sanitizeLine(describeSurface(surface))}.`
+
 /**
  * A provider whose asks run one at a time, and are interrupted (prompt taken
  * down, terminal restored) when the provider's scope closes.
  */
-const makeProvider = (askOne: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>) =>
+const makeProvider = (
+  askOne: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>,
+  say: (line: string) => Effect.Effect<void>
+) =>
   Effect.gen(function*() {
     const turn = yield* Semaphore.make(1)
     const running = yield* FiberSet.make<AskUserQuestionAnswer, UserInteractionError>()
     return UserInteractionProvider.of({
+      name: "terminal",
       ask: (request) =>
         Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(FiberSet.run(running, turn.withPermits(1)(askOne(request))), (fiber) =>
             restore(Fiber.join(fiber)).pipe(
               Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+              // Another surface settled the ask: once the prompt is down, say where.
+              Effect.onExit((exit) => {
+                const elsewhere = Exit.isFailure(exit) ? settledElsewhere(exit.cause) : undefined
+                return elsewhere === undefined ? Effect.void : say(elsewhereLine(elsewhere))
+              }),
               // Interrupted without our caller being interrupted: the provider's scope closed.
               Effect.catchCause((cause) =>
                 Cause.hasInterruptsOnly(cause)
@@ -114,9 +143,18 @@ export const layerTerminal = (
     UserInteractionProvider,
     Effect.gen(function*() {
       const terminal = yield* Terminal.Terminal
-      const promptOptions = { bell: options.bell ?? true, colors: options.colors ?? false }
-      return yield* makeProvider((request) =>
-        askOnTerminal(request, promptOptions).pipe(Effect.provideService(Terminal.Terminal, terminal))
+      const notify = options.notify ?? "bell"
+      const promptOptions = { bell: notify !== "none" && options.bell !== false, colors: options.colors ?? false }
+      const display = (text: string) => Effect.ignore(terminal.display(text))
+      // Written when the request's turn comes, so the notification matches what is on screen.
+      const announce = (request: AskUserQuestionRequest) =>
+        notify === "desktop" ? display(desktopNotification(request)) : Effect.void
+      return yield* makeProvider(
+        (request) =>
+          Effect.andThen(announce(request), askOnTerminal(request, promptOptions)).pipe(
+            Effect.provideService(Terminal.Terminal, terminal)
+          ),
+        (line) => display(`${line}\n`)
       )
     })
   )
@@ -142,7 +180,10 @@ export const layerLines = (options: TerminalProviderLineOptions): Layer.Layer<Us
           ? Effect.succeed(source)
           : Effect.map(Scope.provide(scope)(makeLineSource(options.input)), (made) => (source = made))
       )
-      return yield* makeProvider((request) => Effect.flatMap(lines, (made) => askOnLines(request, made, output)))
+      return yield* makeProvider(
+        (request) => Effect.flatMap(lines, (made) => askOnLines(request, made, output)),
+        (line) => Effect.sync(() => void output.write(`${line}\n`))
+      )
     })
   )
 

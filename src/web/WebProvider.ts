@@ -20,10 +20,15 @@ import { readInFlight } from "./drain.js"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Cause, Clock, Context, Deferred, Effect, Exit, Layer } from "effect"
 import type { ServeError } from "effect/http/HttpServerError"
-import { makePendingTable, type PendingView } from "./pending.js"
+import { type Entry, makePendingTable, type PendingTable, type PendingView } from "./pending.js"
 import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./security.js"
 import { makeWebApp } from "./server.js"
-import { interruptionReason, UserInteractionProvider } from "../UserInteractionProvider.js"
+import {
+  describeSurface,
+  interruptionReason,
+  settledElsewhere,
+  UserInteractionProvider
+} from "../UserInteractionProvider.js"
 import { ProviderClosed } from "../UserInteractionError.js"
 
 /**
@@ -38,6 +43,21 @@ export interface WebProviderOptions {
   readonly port?: number | undefined
   readonly host?: string | undefined
   readonly token?: string | undefined
+}
+
+/** Resolves an interrupted entry, saying where the ask went when another surface settled it. */
+const settleInterrupted = (table: PendingTable, entry: Entry, cause: Cause.Cause<unknown>): void => {
+  const elsewhere = settledElsewhere(cause)
+  if (elsewhere === undefined) {
+    table.settle(entry, interruptionReason(cause) ?? "aborted")
+    return
+  }
+  const outcome = elsewhere.outcome === "answered"
+    ? "answered"
+    : elsewhere.outcome === "ASK_ABORTED"
+    ? "aborted"
+    : "cancelled"
+  table.settle(entry, outcome, undefined, { surface: elsewhere.surface, where: describeSurface(elsewhere.surface) })
 }
 
 /**
@@ -93,18 +113,19 @@ export class WebProvider extends Context.Service<WebProvider, {
             const entry = table.register(request, new Date(now))
             if (entry === undefined) return Effect.fail(new ProviderClosed())
             return restore(Deferred.await(entry.answer)).pipe(
-              // Interrupted: the seam says why (a caller that gave up, its timeout, the
-              // provider closing); an interruption from elsewhere counts as aborted.
+              // Interrupted: another surface of a fan-out settled the ask, or the seam says
+              // why (a caller that gave up, its timeout, the provider closing); an
+              // interruption from anywhere else counts as aborted.
               Effect.onExit((exit) =>
                 Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause)
-                  ? Effect.sync(() => table.settle(entry, interruptionReason(exit.cause) ?? "aborted"))
+                  ? Effect.sync(() => settleInterrupted(table, entry, exit.cause))
                   : Effect.void
               )
             )
           })
         )
 
-      return Context.make(UserInteractionProvider, UserInteractionProvider.of({ ask })).pipe(
+      return Context.make(UserInteractionProvider, UserInteractionProvider.of({ ask, name: "web" })).pipe(
         Context.add(WebProvider, WebProvider.of({
           url: `http://${displayHost(host)}:${port}/?token=${encodeURIComponent(token)}`,
           host,

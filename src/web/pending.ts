@@ -31,10 +31,19 @@ export interface PendingView {
   readonly askedAt: string
 }
 
+/**
+ * Where another surface settled an ask (`surface` is its name, `where` how
+ * people read it: "the terminal").
+ */
+export interface Elsewhere {
+  readonly surface: string
+  readonly where: string
+}
+
 /** What `GET /api/events` streams. */
 export type WebEvent =
   | { readonly event: "asked"; readonly data: PendingView }
-  | { readonly event: "resolved"; readonly data: { readonly id: string; readonly outcome: Outcome } }
+  | { readonly event: "resolved"; readonly data: { readonly id: string; readonly outcome: Outcome } & Partial<Elsewhere> }
   /** The last event of every stream: the provider is closing (`unanswered`: asks it withdrew unanswered). */
   | { readonly event: "closing"; readonly data: { readonly unanswered: number } }
 
@@ -54,7 +63,12 @@ export interface PendingTable {
   /** Snapshot of everything pending, oldest first. */
   readonly list: () => ReadonlyArray<PendingView>
   /** Settles an entry once: false when something settled it first. */
-  readonly settle: (entry: Entry, outcome: Outcome, exit?: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>) => boolean
+  readonly settle: (
+    entry: Entry,
+    outcome: Outcome,
+    exit?: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>,
+    elsewhere?: Elsewhere
+  ) => boolean
   /** A live event stream that starts by replaying every pending ask as `asked`. */
   readonly events: Stream.Stream<WebEvent>
   /** Settles everything `closed`, refuses new asks and ends every event stream after a `closing` event. */
@@ -104,11 +118,12 @@ export const makePendingTable = (): PendingTable => {
   const settle = (
     entry: Entry,
     outcome: Outcome,
-    exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError> | undefined = exitFor(outcome)
+    exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError> | undefined = exitFor(outcome),
+    elsewhere?: Elsewhere
   ): boolean => {
     if (pending.get(entry.view.id) !== entry) return false
     pending.delete(entry.view.id)
-    broadcast({ event: "resolved", data: { id: entry.view.id, outcome } })
+    broadcast({ event: "resolved", data: { id: entry.view.id, outcome, ...elsewhere } })
     if (exit !== undefined) Deferred.doneUnsafe(entry.answer, exit)
     return true
   }

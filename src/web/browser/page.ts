@@ -119,6 +119,41 @@ const renderList = () => {
     requestList.append(h("li", {}, button))
   }
   requestNav.hidden = pending.size < 2
+  showWaiting()
+}
+
+const baseTitle = document.title
+
+/** The number of requests waiting, in the tab's title: "(2) Questions for you". */
+const showWaiting = () => {
+  document.title = pending.size === 0 ? baseTitle : `(${pending.size}) ${baseTitle}`
+}
+
+const notifications = "Notification" in window
+
+/** Asks the browser for permission to notify; the button only shows while the person has not decided. */
+const notifyButton = h("button", { type: "button", class: "notify" }, "Notify me of new questions")
+notifyButton.hidden = !notifications || Notification.permission !== "default"
+notifyButton.addEventListener("click", () => {
+  void Notification.requestPermission().then(() => {
+    notifyButton.hidden = Notification.permission !== "default"
+  })
+})
+connection.after(notifyButton)
+
+/** A system notification for a request that arrives while the tab is hidden, once the person allowed them. */
+const notifyArrival = (entry: PendingRequest) => {
+  if (!notifications || Notification.permission !== "granted" || document.visibilityState !== "hidden") return
+  // Text only: a notification's title and body are never parsed as HTML.
+  const notification = new Notification(`${agentName(entry)} asks`, {
+    body: entry.request.questions[0]?.question ?? "",
+    tag: entry.id
+  })
+  notification.addEventListener("click", () => {
+    window.focus()
+    show(entry.id)
+    notification.close()
+  })
 }
 
 /** Arrow keys, Home and End move between the options of one question. */
@@ -337,6 +372,7 @@ const learn = (entry: PendingRequest) => {
   seenSinceOpen.add(entry.id)
   if (pending.has(entry.id)) return
   pending.set(entry.id, entry)
+  notifyArrival(entry)
   if (currentId === undefined) {
     show(entry.id)
   } else {
@@ -374,8 +410,15 @@ const connect = () => {
   })
   source.addEventListener("asked", (event) => learn(JSON.parse((event as MessageEvent<string>).data) as PendingRequest))
   source.addEventListener("resolved", (event) => {
-    const { id } = JSON.parse((event as MessageEvent<string>).data) as { id: string }
+    const { id, outcome, where } = JSON.parse((event as MessageEvent<string>).data) as {
+      id: string
+      outcome: string
+      where?: string
+    }
+    const shown = pending.has(id)
     forget(id)
+    // Settled on another surface (the terminal, say): tell the person, who may be mid-answer here.
+    if (shown && where !== undefined) showAlert(`${outcome === "answered" ? "Answered" : "Cancelled"} in ${where}.`)
   })
   // The server is going away for good: stop reconnecting and say so.
   source.addEventListener("closing", (event) => {

@@ -1,0 +1,178 @@
+/**
+ * What the seam reports about each ask: a span, three metrics, and the
+ * `Asked`/`Settled` events. Everything here is synchronous bookkeeping done
+ * from the ask's own fiber, so watching an ask adds no fiber, no lock and no
+ * wait: events go to a sliding `PubSub`, where a subscriber that falls behind
+ * loses its oldest events instead of holding an ask up.
+ *
+ * @internal
+ */
+import { Cause, Clock, Context, Effect, Exit, type Fiber, Metric, PubSub, References, Stream, Tracer } from "effect"
+import type { AskEvent, AskOutcome } from "../AskEvent.js"
+import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { type ErrorCode, HarnessError } from "../UserInteractionError.js"
+
+/** The span every ask runs in. */
+export const spanName = "UserInteraction.ask"
+
+/** The metrics of the seam, recorded in the `Metric.MetricRegistry` of the asking fiber. */
+export const metrics = {
+  asks: "user_interaction_asks",
+  pending: Metric.gauge("user_interaction_pending", { description: "Asks waiting at a provider now." }),
+  answerMillis: Metric.histogram("user_interaction_answer_millis", {
+    description: "How long asks waited at a provider before they settled, in milliseconds.",
+    // 50 ms to about 14 hours: people take seconds to hours.
+    boundaries: Metric.exponentialBoundaries({ start: 50, factor: 2, count: 20 })
+  })
+} as const
+
+// One counter series per outcome, made on first use.
+const askCounters = new Map<AskOutcome, Metric.Counter<number>>()
+const askCounter = (outcome: AskOutcome): Metric.Counter<number> => {
+  let counter = askCounters.get(outcome)
+  if (counter === undefined) {
+    counter = Metric.counter(metrics.asks, { description: "Asks, by outcome.", attributes: { outcome }, incremental: true })
+    askCounters.set(outcome, counter)
+  }
+  return counter
+}
+
+/** How an ask's exit reads as an outcome; an interrupted caller counts as aborted. */
+export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): AskOutcome => {
+  if (Exit.isSuccess(exit)) return "answered"
+  const error = Cause.findErrorOption(exit.cause)
+  if (error._tag === "Some" && error.value instanceof HarnessError) return error.value.code as ErrorCode
+  return Cause.hasInterruptsOnly(exit.cause) ? "ASK_ABORTED" : "PROVIDER_FAILED"
+}
+
+const askIdOf = (request: unknown): string => {
+  const id = (request as { id?: unknown } | null | undefined)?.id
+  return typeof id === "string" && id !== "" ? id : crypto.randomUUID()
+}
+
+/**
+ * Records the ask's span through the fiber's `Tracer`: made when the ask
+ * ends and backdated to its start, under the caller's current span. A
+ * pending ask then holds no span (a seam may hold very many pending asks),
+ * at the price of the provider's own spans not nesting under this one.
+ */
+const recordSpan = (
+  fiber: FiberView,
+  startTime: bigint,
+  exit: Exit.Exit<unknown, unknown>,
+  attributes: ReadonlyArray<readonly [string, unknown]>
+): void => {
+  if (!fiber.getRef(References.TracerEnabled)) return
+  const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
+  const span = fiber.getRef(Tracer.Tracer).span({
+    name: spanName,
+    parent,
+    annotations: Context.empty(),
+    links: [],
+    startTime,
+    kind: "internal",
+    root: false,
+    sampled: parent._tag === "None" || parent.value.sampled
+  })
+  for (const [key, value] of attributes) if (value !== undefined) span.attribute(key, value)
+  span.end(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(), exit)
+}
+
+/**
+ * The event stream of one seam: a sliding `PubSub`, and a count of the
+ * streams reading it, so that with nobody listening no event is built.
+ */
+export class AskEvents {
+  subscribers = 0
+  /** The events from the moment the stream runs; it ends when the `PubSub` shuts down. */
+  readonly stream: Stream.Stream<AskEvent>
+
+  constructor(readonly pubsub: PubSub.PubSub<AskEvent>) {
+    this.stream = Stream.unwrap(
+      Effect.acquireRelease(
+        Effect.sync(() => void this.subscribers++),
+        () => Effect.sync(() => void this.subscribers--)
+      ).pipe(Effect.as(Stream.fromPubSub(pubsub)))
+    )
+  }
+
+  /**
+   * Publishes without suspending. A full buffer means a subscriber is behind:
+   * the oldest event is dropped, as a sliding `PubSub` does, rather than wait.
+   */
+  publish(event: AskEvent): void {
+    const events = this.pubsub
+    if (PubSub.publishUnsafe(events, event) || PubSub.isShutdownUnsafe(events)) return
+    events.pubsub.slide()
+    if (events.pubsub.publish(event)) events.strategy.completeSubscribersUnsafe(events.pubsub, events.subscribers)
+  }
+}
+
+/**
+ * One ask's report in the making. It keeps only what is needed while the
+ * ask is pending: the id is made, and the span recorded, when first needed.
+ */
+export class AskWatch {
+  /** Clock nanos when the ask started. */
+  readonly startTime: bigint
+  /** Clock millis when the ask reached a provider; undefined before. */
+  reachedAt: number | undefined
+  /** The surface that settled the ask; undefined when the seam ended it. */
+  surface: string | undefined
+  #id: string | undefined
+
+  constructor(readonly request: AskUserQuestionRequest, readonly events: AskEvents, readonly fiber: FiberView) {
+    this.startTime = fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
+  }
+
+  /** The request's `id`, else one made for this ask. */
+  get id(): string {
+    return this.#id ??= askIdOf(this.request)
+  }
+
+  /** The ask reached a provider: count it pending and publish `Asked`. */
+  asked(): void {
+    const fiber = this.fiber
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    this.reachedAt = now
+    metrics.pending.modifyUnsafe(1, fiber.context)
+    if (this.events.subscribers > 0) {
+      this.events.publish({ _tag: "Asked", id: this.id, request: withoutSignal(this.request), at: new Date(now) })
+    }
+  }
+
+  /** The ask ended: record its span and metrics, and publish `Settled` if it was `Asked`. */
+  settled(exit: Exit.Exit<unknown, unknown>): void {
+    const fiber = this.fiber
+    const outcome = outcomeOf(exit)
+    // The request may not even decode: read what it has.
+    const { agent, questions } = (this.request ?? {}) as { agent?: { id?: unknown }; questions?: unknown }
+    recordSpan(fiber, this.startTime, exit, [
+      ["ask.id", this.id],
+      ["ask.agent.id", typeof agent?.id === "string" ? agent.id : undefined],
+      ["ask.questions", Array.isArray(questions) ? questions.length : undefined],
+      ["ask.outcome", outcome],
+      ["ask.surface", this.surface]
+    ])
+    askCounter(outcome).modifyUnsafe(1, fiber.context)
+    if (this.reachedAt === undefined) return
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const millis = now - this.reachedAt
+    metrics.pending.modifyUnsafe(-1, fiber.context)
+    metrics.answerMillis.updateUnsafe(millis, fiber.context)
+    if (this.events.subscribers === 0) return
+    this.events.publish(
+      this.surface === undefined
+        ? { _tag: "Settled", id: this.id, outcome, millis, at: new Date(now) }
+        : { _tag: "Settled", id: this.id, outcome, surface: this.surface, millis, at: new Date(now) }
+    )
+  }
+}
+
+/** The asking fiber: its clock and its metric registry. */
+type FiberView = Fiber.Fiber<any, any>
+
+const withoutSignal = (request: AskUserQuestionRequest) => {
+  const { signal: _, ...data } = request
+  return data
+}
