@@ -56,6 +56,13 @@ describe("ask_user_question over MCP (in process)", () => {
         oneOf: [{ const: "Postgres (Recommended)", title: "Postgres (Recommended)" }, { const: "SQLite", title: "SQLite" }]
       })
       expect(form.requestedSchema.properties.question_2).toMatchObject({ type: "array", items: { anyOf: expect.any(Array) } })
+      // On the wire the option keeps its description (docs/mcp.md: which clients show it).
+      const sent = h.sent.find(isRequest("elicitation/create")) as any
+      expect(sent.params.requestedSchema.properties.question_1.oneOf[0]).toEqual({
+        const: "Postgres (Recommended)",
+        title: "Postgres (Recommended)",
+        description: "Relational"
+      })
     }))
 
   it.live("each elicitation is sent as related to its tools/call (Streamable HTTP routes by it)", () =>

@@ -191,9 +191,16 @@ export const overStdio = (
   args: ReadonlyArray<string>,
   options: ClientOptions = {}
 ): Effect.Effect<TestClient & { readonly pid: number; readonly stderr: () => string }, never, Scope.Scope> =>
+  nodeOverStdio([askUserBin, "mcp", ...args], options)
+
+/** `node ...args` (an MCP server on stdio) as a subprocess, with a client of the given era. */
+export const nodeOverStdio = (
+  args: ReadonlyArray<string>,
+  options: ClientOptions = {}
+): Effect.Effect<TestClient & { readonly pid: number; readonly stderr: () => string }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const era = options.era ?? "2025-11-25"
-    const params = { command: process.execPath, args: [askUserBin, "mcp", ...args], stderr: "pipe" as const }
+    const params = { command: process.execPath, args: [...args], stderr: "pipe" as const }
     const transport = era === "2026-07-28"
       ? new StdioV2(params)
       : era === "2025-11-25"
