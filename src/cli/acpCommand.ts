@@ -1,7 +1,7 @@
 /**
  * `ask-user acp`: an ACP agent on stdio for editors such as Zed. Each prompt
  * turn asks the human one batch through form elicitation (`AcpProvider`) and
- * streams the answer JSON back; see `internal/acpAgent.ts` for the protocol
+ * streams the answer JSON back; see `acp/agent.ts` for the protocol
  * behaviour. stdout carries nothing but ACP messages.
  *
  * @since 0.1.0
@@ -14,7 +14,7 @@ import { consoleOnStderr } from "./protocolStdout.js"
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
-    const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }] = yield* Effect.promise(() =>
+    const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }, batched] = yield* Effect.promise(() =>
       Promise.all([
         import("../acp/agent.js"),
         import("./demo.js"),
@@ -22,11 +22,13 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
         import("../internal/packageVersion.js"),
         import("@agentclientprotocol/sdk"),
         import("./exitCodes.js"),
-        import("../internal/sanitize.js")
+        import("../internal/sanitize.js"),
+        import("./batchedStdout.js")
       ])
     )
     const stream = acp.ndJsonStream(
-      node.Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      // One write per turn of the event loop, not one per message.
+      batched.batchedStdout(),
       node.Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
     )
     yield* agent.serve(stream, {
