@@ -5,14 +5,17 @@
  * - `initialize` registers the `AcpProvider` for this connection, with the
  *   client's capabilities (so a client without form elicitation gets
  *   `PROVIDER_FAILED` reports and never an elicitation);
+ * - `session/new` needs an absolute `cwd` (`-32602` otherwise);
  * - `session/prompt`: prompt text that parses as a JSON object is the request
  *   (`decodeRequestJson`; a bad one is reported as `INVALID_REQUEST`), any
- *   other text asks the demo batch. The answer JSON, or a failure's
- *   `{"name","code","message"}`, goes back as one `agent_message_chunk`, and
- *   the turn ends `end_turn`;
- * - `session/cancel` interrupts the session's turn: its pending elicitation
- *   is cancelled on the wire (`$/cancel_request`) before the prompt is
- *   answered `cancelled`.
+ *   other text asks the demo batch. The ask is a tool call (`AcpProvider`
+ *   reports it); the answer JSON, or a failure's `{"name","code","message"}`,
+ *   goes back as one `agent_message_chunk`, and the turn ends `end_turn`. A
+ *   prompt arriving while the session's turn runs ends that turn first;
+ * - `session/cancel` marks the turn cancelled (it reports nothing more), lets
+ *   `AcpProvider.cancelSession` settle its open form (the client's answer, or
+ *   `$/cancel_request` after the grace), then interrupts the turn; only then is
+ *   the prompt answered `cancelled`.
  *
  * The asks run in the session that prompted (`AcpProvider.withSession`), so a
  * request's own `agent` field can name who asks but never redirects the form.
@@ -191,7 +194,8 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
         turn = { fiber: runSync(FiberSet.run(fibers, turnOf(sessionId, params.prompt, client, self))), cancelled: false, replied }
         turns.set(sessionId, turn)
         try {
-          const exit = await run(Fiber.await(turn.fiber))
+          // An observer, not a fiber: one less fiber per turn.
+          const exit = await new Promise<Exit.Exit<void>>((resolve) => turn!.fiber.addObserver(resolve))
           const cancelled = turn.cancelled || (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))
           return { stopReason: cancelled ? "cancelled" : "end_turn" }
         } finally {

@@ -14,7 +14,7 @@ import { consoleOnStderr } from "./protocolStdout.js"
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
-    const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }] = yield* Effect.promise(() =>
+    const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }, batched] = yield* Effect.promise(() =>
       Promise.all([
         import("../acp/agent.js"),
         import("./demo.js"),
@@ -22,11 +22,13 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
         import("../internal/packageVersion.js"),
         import("@agentclientprotocol/sdk"),
         import("./exitCodes.js"),
-        import("../internal/sanitize.js")
+        import("../internal/sanitize.js"),
+        import("./batchedStdout.js")
       ])
     )
     const stream = acp.ndJsonStream(
-      node.Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      // One write per turn of the event loop, not one per message.
+      batched.batchedStdout(),
       node.Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
     )
     yield* agent.serve(stream, {
