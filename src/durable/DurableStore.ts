@@ -152,8 +152,8 @@ const shardingConfig = (runner: boolean) => ({
   entityMessagePollInterval: Duration.millis(100),
   entityReplyPollInterval: Duration.millis(100),
   refreshAssignmentsInterval: Duration.seconds(1),
-  shardLockRefreshInterval: Duration.seconds(2),
-  shardLockExpiration: Duration.seconds(6),
+  shardLockRefreshInterval: Duration.seconds(3),
+  shardLockExpiration: Duration.seconds(9),
   entityTerminationTimeout: Duration.seconds(2)
 })
 
