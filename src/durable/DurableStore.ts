@@ -149,8 +149,8 @@ const shardingConfig = (runner: boolean) => ({
     ? Option.some(RunnerAddress.RunnerAddress.make({ host: `ask-user-${randomUUID()}`, port: 1 }))
     : Option.none(),
   shardsPerGroup: 16,
-  entityMessagePollInterval: Duration.millis(100),
-  entityReplyPollInterval: Duration.millis(100),
+  entityMessagePollInterval: Duration.millis(200),
+  entityReplyPollInterval: Duration.millis(200),
   refreshAssignmentsInterval: Duration.seconds(1),
   shardLockRefreshInterval: Duration.seconds(3),
   shardLockExpiration: Duration.seconds(9),
