@@ -149,11 +149,11 @@ const shardingConfig = (runner: boolean) => ({
     ? Option.some(RunnerAddress.RunnerAddress.make({ host: `ask-user-${randomUUID()}`, port: 1 }))
     : Option.none(),
   shardsPerGroup: 16,
-  entityMessagePollInterval: Duration.millis(100),
-  entityReplyPollInterval: Duration.millis(100),
+  entityMessagePollInterval: Duration.millis(200),
+  entityReplyPollInterval: Duration.millis(200),
   refreshAssignmentsInterval: Duration.seconds(1),
-  shardLockRefreshInterval: Duration.seconds(2),
-  shardLockExpiration: Duration.seconds(6),
+  shardLockRefreshInterval: Duration.seconds(3),
+  shardLockExpiration: Duration.seconds(9),
   entityTerminationTimeout: Duration.seconds(2)
 })
 

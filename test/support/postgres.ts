@@ -1,0 +1,68 @@
+/**
+ * A private PostgreSQL server for tests and benchmarks: `initdb` and `pg_ctl`
+ * from Debian's `postgresql` package (`.ci/run` installs it), a cluster in a
+ * temporary directory listening on a free loopback port, run as the
+ * `postgres` user when we are root (the server refuses to run as root), and
+ * stopped and removed by `stop()`.
+ */
+import { execFileSync } from "node:child_process"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** The directory holding `initdb` and `pg_ctl`, newest version first; undefined when PostgreSQL is not installed. */
+export const postgresBin = (): string | undefined => {
+  const root = "/usr/lib/postgresql"
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a))
+  return versions.map((v) => join(root, v, "bin")).find((bin) => existsSync(join(bin, "pg_ctl")))
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+export interface PostgresServer {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres` */
+  readonly url: string
+  readonly stop: () => void
+}
+
+/** Starts a private PostgreSQL cluster; throws with the install hint when the binaries are missing. */
+export const startPostgres = async (): Promise<PostgresServer> => {
+  const bin = postgresBin()
+  if (bin === undefined) throw new Error("PostgreSQL is not installed: apt-get install -y postgresql")
+  const dir = mkdtempSync(join(tmpdir(), "ask-user-pg-"))
+  // The server runs as `postgres` when we are root: it must own the cluster directory.
+  chmodSync(dir, 0o777)
+  const asUser = process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--"] : []
+  const run = (tool: string, args: ReadonlyArray<string>) => {
+    const [command, ...rest] = [...asUser, join(bin, tool), ...args]
+    execFileSync(command!, rest, { stdio: "pipe" })
+  }
+  const data = join(dir, "data")
+  const port = await freePort()
+  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
+  run("pg_ctl", [
+    "-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60",
+    "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    "start"
+  ])
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => {
+      try {
+        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  }
+}
