@@ -35,6 +35,7 @@ const askUser = Command.make("ask-user", {
   timeout: Options.timeout,
   answers: Options.answers,
   bell: Options.bell,
+  notify: Options.notify,
   // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.
   ...webFlags
 }, (config) => Effect.flatMap(Effect.promise(() => import("./ask.js")), (ask) => ask.run(config))).pipe(
