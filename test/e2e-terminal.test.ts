@@ -5,9 +5,10 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { hostile } from "./terminalCorpus.js"
+import { ownSequences, unsafeChars } from "./terminalHarness.js"
 import { program, removeTempDirs, tempDir, tempFiles } from "./cliHarness.js"
 
 const socket = `ask-user-e2e-${process.pid}`
@@ -35,6 +36,10 @@ const files = tempFiles({
       question: Array.from({ length: 60 }, (_, i) => `question line ${String(i + 1).padStart(2, "0")}`).join("\n"),
       options: [{ label: "yes" }, { label: "no" }]
     }]
+  },
+  "notify.json": {
+    agent: { id: "p", name: "Planner;\x1b]0;evil\x07" },
+    questions: [{ id: "go", question: "Deploy \x1b[2J now; really?", options: [{ label: "yes" }, { label: "no" }] }]
   },
   "hostile.json": {
     agent: { id: "x", name: "\x1b]0;evil title\x07agent" },
@@ -66,6 +71,7 @@ const open = (command: string, height = 50) => {
     throw new Error(`timed out waiting for ${what}; screen:\n${screen()}`)
   }
   return {
+    name,
     screen,
     history,
     waitFor,
@@ -224,5 +230,31 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     expect(result.title).not.toContain("evil")
     expect(result.title).not.toContain("pwned")
     expect(spawnSync("tmux", ["-L", socket, "list-buffers"], { encoding: "utf8" }).stdout).toBe("")
+  })
+
+  it("--notify desktop writes OSC 777 and OSC 9 notifications with inert text; nothing else raw reaches the pty", async () => {
+    const dir = tempDir()
+    const raw = `${dir}/raw`
+    const go = `${dir}/go`
+    // The program starts once the pane's output is being recorded.
+    const pane = open(`while [ ! -e ${go} ]; do sleep 0.05; done; NO_COLOR=1 ${askUser} --notify desktop ${files["notify.json"]}`)
+    tmux("pipe-pane", "-o", "-t", pane.name, `cat >> ${raw}`)
+    writeFileSync(go, "")
+    await pane.waitFor((text) => text.includes("❯ yes"), "the question")
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ answers: [{ id: "go", selected: ["yes"] }] })
+    const written = readFileSync(raw, "utf8")
+    const title = "Planner,\\x1b]0,evil\\x07 asks"
+    const body = "Deploy \\x1b[2J now, really?"
+    expect(written).toContain(`\x1b]777;notify;${title};${body}\x07`)
+    expect(written).toContain(`\x1b]9;${title}: ${body}\x07`)
+    const rest = written
+      .replace(`\x1b]777;notify;${title};${body}\x07`, "")
+      .replace(`\x1b]9;${title}: ${body}\x07`, "")
+      .replace(ownSequences, "")
+    expect(rest).not.toMatch(unsafeChars)
+    expect(result.title).not.toContain("evil")
   })
 })

@@ -8,4 +8,12 @@ describe("examples", () => {
   it("seam.ts wires a provider and asks through the seam", () => {
     expect(run("examples/seam.ts")).toBe("deploying to staging (Recommended)\n")
   })
+
+  it("otel.ts exports each ask as a UserInteraction.ask span through @effect/opentelemetry", () => {
+    expect(run("examples/otel.ts")).toBe(
+      "UserInteraction.ask (in deploy tool) " +
+        "{\"ask.id\":\"deploy-42\",\"ask.agent.id\":\"deployer\",\"ask.questions\":1,\"ask.outcome\":\"answered\",\"ask.surface\":\"scripted\"}\n" +
+        "deploy tool {}\n"
+    )
+  })
 })

@@ -3,9 +3,14 @@
  * accessible names, live updates, and model text that stays text.
  */
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
+import {
+  type AskUserQuestionRequest,
+  FanoutProvider,
+  UserInteraction,
+  UserInteractionProvider
+} from "effect-user-interaction"
 import { WebProvider } from "effect-user-interaction/web"
 import { start, tempFiles } from "./cliHarness.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
@@ -262,3 +267,95 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
     }), { timeout: 60_000 })
 })
 
+
+/**
+ * A page in its own browser context with notifications granted. Headless
+ * Chromium keeps every tab visible, so the page's visibility is emulated
+ * (`window.__hidden`), and each `Notification` the page makes is recorded.
+ */
+const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteractionProvider, E>) =>
+  Effect.gen(function*() {
+    const browser = yield* Chromium
+    const context = yield* Layer.build(UserInteraction.layerWith(providerLayer))
+    const web = Context.get(context, WebProvider)
+    const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
+    const browserContext = yield* Effect.acquireRelease(
+      promise(() => browser.newContext()),
+      (browserContext) => promise(() => browserContext.close())
+    )
+    yield* promise(() => browserContext.grantPermissions(["notifications"], { origin: new URL(web.url).origin }))
+    yield* promise(() =>
+      browserContext.addInitScript(() => {
+        const w = window as unknown as { __hidden: boolean; __shown: Array<{ title: string; body: string | undefined }> }
+        w.__hidden = false
+        w.__shown = []
+        Object.defineProperty(Document.prototype, "visibilityState", { get: () => w.__hidden ? "hidden" : "visible" })
+        const Real = window.Notification
+        window.Notification = class extends Real {
+          constructor(title: string, options?: NotificationOptions) {
+            super(title, options)
+            w.__shown.push({ title, body: options?.body })
+          }
+        } as typeof Notification
+      })
+    )
+    const page = yield* promise(() => browserContext.newPage())
+    yield* promise(() => page.goto(web.url))
+    return { ask, page, web }
+  })
+
+const shown = (page: Page) =>
+  promise(() => page.evaluate(() => (window as unknown as { __shown: Array<unknown> }).__shown))
+
+layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page title and notifications", (it) => {
+  it.effect("the title counts the waiting requests; a request arriving while the tab is hidden notifies", () =>
+    Effect.gen(function*() {
+      const { ask, page } = yield* openNotifying(WebProvider.layer())
+      yield* promise(() => page.getByText("Live:", { exact: false }).waitFor())
+      expect(yield* promise(() => page.title())).toBe("Questions for you")
+      // Permission was granted through the context: no button to ask for it.
+      expect(yield* promise(() => page.getByRole("button", { name: "Notify me of new questions" }).isVisible())).toBe(false)
+
+      const first = yield* Effect.forkChild(ask({ ...batch, agent: { id: "a", name: "Planner" } }))
+      yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
+      // Visible tab: no notification.
+      expect(yield* shown(page)).toEqual([])
+
+      yield* promise(() => page.evaluate(() => void ((window as unknown as { __hidden: boolean }).__hidden = true)))
+      const second = yield* Effect.forkChild(ask({ questions: [{ id: "t", question: "<b>Ship</b> it?" }] }))
+      yield* promise(() => page.waitForFunction(() => document.title === "(2) Questions for you"))
+      expect(yield* shown(page)).toEqual([{ title: "The agent asks", body: "<b>Ship</b> it?" }])
+
+      yield* Fiber.interrupt(second)
+      yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
+      yield* Fiber.interrupt(first)
+      yield* promise(() => page.waitForFunction(() => document.title === "Questions for you"))
+    }))
+
+  it.effect("without a decision yet, a button asks for permission", () =>
+    Effect.gen(function*() {
+      const browser = yield* Chromium
+      const context = yield* Layer.build(WebProvider.layer())
+      const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+      yield* promise(() => page.goto(Context.get(context, WebProvider).url))
+      expect(yield* promise(() => page.evaluate(() => Notification.permission))).toBe("default")
+      const button = page.getByRole("button", { name: "Notify me of new questions" })
+      expect(yield* promise(() => button.isVisible())).toBe(true)
+    }))
+
+  it.effect("when the terminal answers, the page says \"Answered in the terminal.\"", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const terminal = Layer.succeed(UserInteractionProvider, UserInteractionProvider.of({
+        name: "terminal",
+        ask: () => Effect.as(Deferred.await(gate), batchAnswer)
+      }))
+      const { ask, page } = yield* openNotifying(FanoutProvider.layer(terminal, WebProvider.layer()))
+      const fiber = yield* Effect.forkChild(ask(batch))
+      yield* promise(() => page.getByText("Question 1 of 3", { exact: true }).waitFor())
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(fiber)).toEqual(batchAnswer)
+      yield* promise(() => page.getByRole("alert").filter({ hasText: "Answered in the terminal." }).waitFor())
+      expect(yield* promise(() => page.title())).toBe("Questions for you")
+    }))
+})

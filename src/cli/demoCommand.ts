@@ -16,7 +16,8 @@ import * as Options from "./options.js"
 export const demoCommand = Command.make("demo", {
   timeout: Options.timeout,
   answers: Options.answers,
-  bell: Options.bell
+  bell: Options.bell,
+  notify: Options.notify
 }, (config) => Effect.flatMap(Effect.promise(() => import("./demo.js")), (demo) => demo.run(config))).pipe(
   Command.withDescription(
     "A scripted agent asks one batch of three questions (single-select, multi-select, free text) on this terminal " +

@@ -38,6 +38,7 @@ const askUser = Command.make("ask-user", {
   timeout: Options.timeout,
   answers: Options.answers,
   bell: Options.bell,
+  notify: Options.notify,
   // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.
   ...webFlags,
   // `--durable [--store URL] [--ask-id ID] [--expires 1h]`; `ask.ts` hands durable asks to `durable.ts`.

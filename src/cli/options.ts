@@ -56,6 +56,20 @@ export const bell: Flag.Flag<boolean> = Flag.Boolean("bell").pipe(
 )
 
 /**
+ * `--notify bell|desktop|none`: how the terminal announces a question (default
+ * `bell`; `desktop` also sends a desktop notification). `--no-bell` still
+ * silences the bell, so `--notify desktop --no-bell` notifies without a sound.
+ *
+ * @since 0.2.0
+ */
+export const notify: Flag.Flag<"bell" | "desktop" | "none"> = Flag.Literals("notify", ["bell", "desktop", "none"]).pipe(
+  Flag.withDefault("bell"),
+  Flag.withDescription(
+    "How the terminal announces a question: bell (default), desktop (also a desktop notification, OSC 777/9), none."
+  )
+)
+
+/**
  * `--answers FILE`: answer from a file instead of asking a human (for CI and
  * evals). See `answersFile.ts` for the two forms.
  *

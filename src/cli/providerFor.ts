@@ -20,6 +20,8 @@ import { scriptedAnswersLayer } from "./answersFile.js"
 export interface ProviderFlags extends Partial<WebFlags> {
   /** Ring the terminal bell when a question appears. */
   readonly bell: boolean
+  /** How the terminal announces a question (`--notify`; absent means the bell). */
+  readonly notify?: "bell" | "desktop" | "none" | undefined
   /** Answer from this file instead of asking (`--answers`). */
   readonly answers: Option.Option<string>
   // `web`, `port`, `host`, `token` and `terminal` come from `WebFlags` (optional: only the root command has them).
@@ -47,7 +49,11 @@ export const providerFor = (
   context: ProviderContext
 ): Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed> => {
   if (Option.isSome(flags.answers)) return scriptedAnswersLayer(flags.answers.value)
-  const terminal = TerminalProvider.layer({ bell: flags.bell, input: context.requestOnStdin ? "tty" : "stdin" })
+  const terminal = TerminalProvider.layer({
+    bell: flags.bell,
+    notify: flags.notify,
+    input: context.requestOnStdin ? "tty" : "stdin"
+  })
   if (flags.web === true) return webProviderFor(flags, terminal)
   return terminal
 }

@@ -1,0 +1,99 @@
+/**
+ * Announcing a waiting question at the terminal (`notify`), and saying where
+ * an ask went when another surface of a fan-out settled it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { FanoutProvider, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
+import { TerminalProvider } from "effect-user-interaction/terminal"
+import { PassThrough } from "node:stream"
+import { makeTestTerminal, type TestTerminal } from "./terminalHarness.js"
+import { single, singleAnswer } from "./support/requests.js"
+
+const request = {
+  agent: { id: "a", name: "Planner\x1b]52;c;cHduZWQ=\x07" },
+  questions: [{ id: "go", question: "Deploy\x07 now; really?", options: [{ label: "yes" }, { label: "no" }] }]
+}
+
+/** Asks `request` on a test terminal with `options` and answers with Enter; gives everything written. */
+const askedWith = (options: TerminalProvider.TerminalProviderOptions) =>
+  Effect.gen(function*() {
+    const terminal = yield* makeTestTerminal
+    const layer = UserInteraction.layerWith(TerminalProvider.layerTerminal(options).pipe(Layer.provide(terminal.layer)))
+    yield* terminal.press({ name: "return", input: "\r" })
+    yield* UserInteraction.ask(request).pipe(Effect.provide(layer))
+    return terminal.written()
+  })
+
+const bells = (text: string) => text.replace(/\x1b\][^\x07]*\x07/g, "").split("\x07").length - 1
+
+describe("TerminalProvider notify", () => {
+  it.effect("bell (the default) rings once and sends no notification", () =>
+    Effect.gen(function*() {
+      const written = yield* askedWith({})
+      expect(bells(written)).toBe(1)
+      expect(written).not.toContain("\x1b]")
+    }))
+
+  it.effect("desktop writes OSC 777 and OSC 9 with sanitised text, and rings too", () =>
+    Effect.gen(function*() {
+      const written = yield* askedWith({ notify: "desktop" })
+      const title = "Planner\\x1b]52,c,cHduZWQ=\\x07 asks"
+      const body = "Deploy\\x07 now, really?"
+      expect(written).toContain(`\x1b]777;notify;${title};${body}\x07`)
+      expect(written).toContain(`\x1b]9;${title}: ${body}\x07`)
+      // Exactly two OSC sequences: the model's own never start one.
+      expect(written.match(/\x1b\]/g)).toHaveLength(2)
+      expect(bells(written)).toBe(1)
+    }))
+
+  it.effect("none stays quiet; bell: false silences the bell of desktop", () =>
+    Effect.gen(function*() {
+      const quiet = yield* askedWith({ notify: "none" })
+      expect(bells(quiet)).toBe(0)
+      expect(quiet).not.toContain("\x1b]")
+      const silent = yield* askedWith({ notify: "desktop", bell: false })
+      expect(bells(silent)).toBe(0)
+      expect(silent).toContain("\x1b]777;notify;")
+    }))
+})
+
+describe("settled on another surface", () => {
+  const web = (gate: Deferred.Deferred<void>) =>
+    Layer.succeed(UserInteractionProvider, UserInteractionProvider.of({
+      name: "web",
+      ask: () => Effect.as(Deferred.await(gate), singleAnswer)
+    }))
+
+  it.effect("the terminal prompt comes down and the terminal says \"Answered in the web page.\"", () =>
+    Effect.gen(function*() {
+      const terminal: TestTerminal = yield* makeTestTerminal
+      const gate = yield* Deferred.make<void>()
+      const both = FanoutProvider.layer(
+        TerminalProvider.layerTerminal({ bell: false }).pipe(Layer.provide(terminal.layer)),
+        web(gate)
+      )
+      const fiber = yield* Effect.forkChild(UserInteraction.ask(single).pipe(Effect.provide(UserInteraction.layerWith(both))))
+      yield* terminal.waitFor((text) => text.includes("Deploy now?"))
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
+      expect(terminal.written()).toMatch(/\x1b\[\?25h[^]*Answered in the web page\.\n$/)
+    }))
+
+  it.effect("line mode says it too", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      let printed = ""
+      output.on("data", (chunk) => void (printed += String(chunk)))
+      const gate = yield* Deferred.make<void>()
+      const both = FanoutProvider.layer(TerminalProvider.layerLines({ input, output }), web(gate))
+      const fiber = yield* Effect.forkChild(UserInteraction.ask(single).pipe(Effect.provide(UserInteraction.layerWith(both))))
+      yield* Effect.repeat(Effect.yieldNow, { until: () => printed.includes("Deploy now?"), times: 10_000 })
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(fiber)
+      yield* Effect.repeat(Effect.yieldNow, { until: () => printed.includes("Answered"), times: 10_000 })
+      expect(printed).toContain("Answered in the web page.\n")
+      input.end()
+    }))
+})
