@@ -157,7 +157,14 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       call.pending = need
       call.round += 1
       const requestState = yield* Effect.promise(() => codec.mint({ call: call.id, round: call.round }))
-      call.expiry = yield* Effect.forkIn(Effect.sleep(stateTtl).pipe(Effect.andThen(drop(call))), scope)
+      call.expiry = yield* Effect.forkIn(
+        Effect.sleep(stateTtl).pipe(Effect.andThen(Effect.suspend(() => {
+          // This fiber is the expiry: drop must not interrupt it before it has interrupted the handler.
+          call.expiry = undefined
+          return drop(call)
+        }))),
+        scope
+      )
       return inputRequired({ inputRequests: { [inputKey]: inputRequired.elicit(need.form) }, requestState })
     })
 
@@ -189,7 +196,11 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
           Effect.suspend(() => {
             // Ended while the client holds a form (the seam's timeout, say): nobody waits for this
             // result, and the state the client holds must be refused from now on.
-            if (call.pending !== undefined) return drop(call)
+            if (call.pending !== undefined) {
+              // This fiber is the handler's, and it is ending anyway.
+              call.fiber = undefined
+              return drop(call)
+            }
             return Queue.offer(call.steps, { _tag: "Done", exit })
           })
         ),
