@@ -18,7 +18,7 @@
  * (for example on the seam's `timeout`), when the client cancels a round, or
  * when its state expires; its state is refused from then on.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import {
   type CallToolResult,
@@ -97,7 +97,7 @@ const interruptOnAbort = (signal: AbortSignal) => <A, E, R>(self: Effect.Effect<
  * Runs the tool handlers of one MCP server (one connection) across protocol
  * eras. Built by `McpProvider.layer`, next to the provider.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class McpToolCalls extends Context.Service<McpToolCalls, {
   /**
