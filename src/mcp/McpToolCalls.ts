@@ -148,11 +148,11 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         suspended.delete(call.id)
         return yield* (step.exit as Exit.Exit<CallToolResult, E>)
       }
-      return yield* ask(ctx, call, step)
+      return yield* ask(call, step)
     })
 
   /** Ends the current `tools/call` with `need`'s form and a fresh state for the retry. */
-  const ask = (ctx: ServerContext, call: Suspended, need: Need): Effect.Effect<InputRequiredResult> =>
+  const ask = (call: Suspended, need: Need): Effect.Effect<InputRequiredResult> =>
     Effect.gen(function*() {
       call.pending = need
       call.round += 1
@@ -225,7 +225,7 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       if (call.expiry !== undefined) yield* Fiber.interrupt(call.expiry)
       const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
       // A retry without the reply: the client gets the same form again, under a new state.
-      if (view.kind !== "elicit") return yield* ask(ctx, call, need)
+      if (view.kind !== "elicit") return yield* ask(call, need)
       const reply: ElicitReply = view.content === undefined
         ? { action: view.action }
         : { action: view.action, content: view.content as NonNullable<ElicitReply["content"]> }
