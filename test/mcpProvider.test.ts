@@ -301,6 +301,25 @@ describe("McpProvider timing (fake timers drive the SDK's and the seam's timers)
       expect(sdkRequestTimeoutMillis).toBeGreaterThan(24 * 24 * 3600_000)
     }))
 
+  it.live("2026-07-28: a suspended call whose retry does not come within 24 hours is dropped and its state refused", () =>
+    Effect.gen(function*() {
+      yield* fakeTimers
+      const h = yield* inProcess({ era: "2026-07-28" })
+      const first: any = yield* Effect.promise(() =>
+        h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true, timeout: 3_600_000 * 48 })
+      )
+      expect(first.resultType).toBe("input_required")
+      // Date is not faked: the state itself still verifies, so only the dropped call can refuse it.
+      yield* Effect.promise(() => vi.advanceTimersByTimeAsync(24 * 3_600_000 + 1_000))
+      const late = yield* Effect.promise(() =>
+        h.sdk.callTool(
+          { name: "ask_user_question", arguments: single, inputResponses: { ask: { action: "accept", content: { question_1: "yes" } } }, requestState: first.requestState },
+          { allowInputRequired: true, timeout: 3_600_000 * 48 }
+        ).then(() => "answered", (error: any) => error.data?.reason ?? error.code)
+      )
+      expect(late).toBe("request_state_already_used")
+    }))
+
   it.live("the seam's timeout ends the ask with ASK_TIMEOUT and cancels the elicitation on the wire", () =>
     Effect.gen(function*() {
       yield* fakeTimers

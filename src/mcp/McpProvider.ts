@@ -101,7 +101,7 @@ const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider 
  *   runtime.runPromise(McpProvider.handleToolCall(ctx, deploy(request.params.arguments))))
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 const handleToolCall = <E, R>(
   ctx: ServerContext,

@@ -13,14 +13,14 @@ import { Context, type Effect } from "effect"
  * The client's reply to one form: what `elicitation/create` answers, whether
  * it came as a response (2025 era) or in a retry's `inputResponses` (2026-07-28).
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export type ElicitReply = Pick<ElicitResult, "action" | "content">
 
 /**
  * The tool call an ask serves.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export interface McpToolCallInfo {
   /** The `tools/call` request's id (`ctx.mcpReq.id`). */

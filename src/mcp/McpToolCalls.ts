@@ -18,7 +18,7 @@
  * (for example on the seam's `timeout`), when the client cancels a round, or
  * when its state expires; its state is refused from then on.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import {
   type CallToolResult,
@@ -97,7 +97,7 @@ const interruptOnAbort = (signal: AbortSignal) => <A, E, R>(self: Effect.Effect<
  * Runs the tool handlers of one MCP server (one connection) across protocol
  * eras. Built by `McpProvider.layer`, next to the provider.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export class McpToolCalls extends Context.Service<McpToolCalls, {
   /**
@@ -148,16 +148,23 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         suspended.delete(call.id)
         return yield* (step.exit as Exit.Exit<CallToolResult, E>)
       }
-      return yield* ask(ctx, call, step)
+      return yield* ask(call, step)
     })
 
   /** Ends the current `tools/call` with `need`'s form and a fresh state for the retry. */
-  const ask = (ctx: ServerContext, call: Suspended, need: Need): Effect.Effect<InputRequiredResult> =>
+  const ask = (call: Suspended, need: Need): Effect.Effect<InputRequiredResult> =>
     Effect.gen(function*() {
       call.pending = need
       call.round += 1
       const requestState = yield* Effect.promise(() => codec.mint({ call: call.id, round: call.round }))
-      call.expiry = yield* Effect.forkIn(Effect.sleep(stateTtl).pipe(Effect.andThen(drop(call))), scope)
+      call.expiry = yield* Effect.forkIn(
+        Effect.sleep(stateTtl).pipe(Effect.andThen(Effect.suspend(() => {
+          // This fiber is the expiry: drop must not interrupt it before it has interrupted the handler.
+          call.expiry = undefined
+          return drop(call)
+        }))),
+        scope
+      )
       return inputRequired({ inputRequests: { [inputKey]: inputRequired.elicit(need.form) }, requestState })
     })
 
@@ -189,7 +196,11 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
           Effect.suspend(() => {
             // Ended while the client holds a form (the seam's timeout, say): nobody waits for this
             // result, and the state the client holds must be refused from now on.
-            if (call.pending !== undefined) return drop(call)
+            if (call.pending !== undefined) {
+              // This fiber is the handler's, and it is ending anyway.
+              call.fiber = undefined
+              return drop(call)
+            }
             return Queue.offer(call.steps, { _tag: "Done", exit })
           })
         ),
@@ -214,7 +225,7 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       if (call.expiry !== undefined) yield* Fiber.interrupt(call.expiry)
       const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
       // A retry without the reply: the client gets the same form again, under a new state.
-      if (view.kind !== "elicit") return yield* ask(ctx, call, need)
+      if (view.kind !== "elicit") return yield* ask(call, need)
       const reply: ElicitReply = view.content === undefined
         ? { action: view.action }
         : { action: view.action, content: view.content as NonNullable<ElicitReply["content"]> }
