@@ -69,7 +69,7 @@ describe("entry points", () => {
     else expect(loaded).toContain("node:http")
   })
 
-  it("/durable loads no other surface and no database driver until a store is opened; a SQLite store never loads the pg driver", () => {
+  it("/durable loads no other surface and no database driver until a store is opened; a SQLite store never loads the pg driver", { timeout: 120_000 }, () => {
     const other = /\/dist\/(web|acp|mcp|terminal)\/|@modelcontextprotocol|@agentclientprotocol/
     const loaded = loadedBy("effect-user-interaction/durable")
     expect(loaded.some((m) => m.includes("/dist/durable/"))).toBe(true)

@@ -13,7 +13,7 @@ const npm = (args: ReadonlyArray<string>, cwd: string) =>
   execFileSync("npm", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
 
 describe("the published package", () => {
-  it("imports cleanly in a fresh project under this Node", { timeout: 240_000 }, () => {
+  it("imports cleanly in a fresh project under this Node", { timeout: 480_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), "eui-pack-"))
     try {
       npm(["pack", "--silent", "--ignore-scripts", "--pack-destination", dir], process.cwd())
@@ -33,7 +33,7 @@ describe("the published package", () => {
         "console.log(JSON.stringify(await c.ask({ questions: [{ id: 'a', question: 'A?', options: [{ label: 'x' }] }] })))",
         "await c.dispose()",
         // Every surface is its own entry point.
-        "const surfaces = { terminal: 'TerminalProvider', web: 'WebProvider', acp: 'AcpProvider', mcp: 'McpProvider' }",
+        "const surfaces = { terminal: 'TerminalProvider', web: 'WebProvider', acp: 'AcpProvider', mcp: 'McpProvider', durable: 'DurableStore' }",
         "for (const [path, name] of Object.entries(surfaces)) { const s = await import('effect-user-interaction/' + path); if (!(name in s)) throw new Error(path + ' lacks ' + name) }"
       ].join(";")
       const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: app, encoding: "utf8" })
