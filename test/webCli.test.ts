@@ -210,7 +210,7 @@ describe("ask-user --web", () => {
     }
   })
 
-  it("with --terminal, an answer on the terminal resolves the page's entry `aborted`", async () => {
+  it("with --terminal, an answer on the terminal resolves the page's entry `answered` there", async () => {
     const { port, run } = await startWeb(["--terminal"])
     try {
       const events = await openEvents(port, token)
@@ -219,7 +219,12 @@ describe("ask-user --web", () => {
       run.child.stdin!.write("2\n")
       expect(await run.exited).toBe(0)
       expect(JSON.parse(run.stdout())).toEqual({ answers: [{ id: "go", selected: ["no"] }] })
-      expect((await events.next((e) => e.event === "resolved")).data).toEqual({ id, outcome: "aborted" })
+      expect((await events.next((e) => e.event === "resolved")).data).toEqual({
+        id,
+        outcome: "answered",
+        surface: "terminal",
+        where: "the terminal"
+      })
     } finally {
       run.child.kill("SIGKILL")
     }
@@ -248,6 +253,9 @@ describe("ask-user --web --terminal in a real terminal (tmux)", () => {
       await waitFor(() => screen().includes("DONE"), 15_000, "the program to end")
       expect(readFileSync(status, "utf8").trim()).toBe("0")
       expect(JSON.parse(readFileSync(out, "utf8"))).toEqual(answer)
+      // The prompt came down and the terminal says where the answer came from.
+      expect(screen()).toContain("Answered in the web page.")
+      expect(screen()).not.toContain("Deploy now?")
       const settings = ` ${readFileSync(stty, "utf8").replace(/\s+/g, " ")} `
       expect(settings).toContain(" icanon ")
       expect(settings).toContain(" echo ")
