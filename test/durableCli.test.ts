@@ -138,4 +138,29 @@ describe("ask-user durable commands over a SQLite file", () => {
     expect(asker.stdout().trim().split("\n")).toEqual([JSON.stringify(yes)])
     expect((await run(["answer", "--store", store.url, "crash-1", yesFile])).code).toBe(5)
   }, 120_000)
+
+  it("inbox --web serves the durable ask in the web page's API; answering it there reaches the asker", async () => {
+    const store = makeStore()
+    const inbox = start(["inbox", "--web", "--store", store.url, "--token", "tok"])
+    await inbox.stderrContains("Answer at")
+    const base = /Answer at (http:\/\/127\.0\.0\.1:\d+)/.exec(inbox.stderr())![1]!
+    const headers = { authorization: "Bearer tok", "content-type": "application/json" }
+    const asker = ask(store, "web-1")
+    let pending: Array<{ id: string; request: { questions: Array<{ question: string }> } }> = []
+    while (pending.length === 0) {
+      pending = (await (await fetch(`${base}/api/questions`, { headers })).json()).pending
+      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 150))
+    }
+    expect(pending[0]!.request.questions[0]!.question).toBe("Ship it?")
+    const posted = await fetch(`${base}/api/questions/${pending[0]!.id}/answer`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ answers: [{ id: "q", selected: ["No"] }] })
+    })
+    expect(posted.status).toBe(200)
+    expect(await asker.exited).toBe(0)
+    expect(JSON.parse(asker.stdout())).toEqual({ answers: [{ id: "q", selected: ["No"] }] })
+    inbox.child.kill("SIGTERM")
+    await inbox.exited
+  }, 90_000)
 })

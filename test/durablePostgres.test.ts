@@ -95,5 +95,5 @@ describe("durable asks on PostgreSQL", () => {
     expect([...recorded[0]!, ...recorded[1]!].sort()).toEqual([...ids].sort())
     for (const id of recorded[0]!) expect(got.get(id)).toBe("Yes")
     for (const id of recorded[1]!) expect(got.get(id)).toBe("No")
-  }, 240_000)
+  }, 400_000)
 })

@@ -54,7 +54,7 @@ export const AskWorkflow = Workflow.make("effect-user-interaction/DurableAsk", {
   idempotencyKey: (payload) => payload.id,
   // A caller on a runner that does not own the ask's shard re-reads its reply
   // on this schedule; the owner's own callers are woken at once.
-  suspendedRetrySchedule: Schedule.spaced("5 seconds")
+  suspendedRetrySchedule: Schedule.spaced("2 seconds")
 })
 
 /** Completed by an answerer (answer, cancel, decline) or by withdrawal. */
