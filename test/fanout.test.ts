@@ -54,7 +54,7 @@ describe("FanoutProvider", () => {
       expect(probe.finalized).toEqual(["terminal: prompt taken down"])
     }))
 
-  it.live("an answer on the other surface wins and the web entry resolves `answered` there", () =>
+  it.live("an answer on the other surface wins and the web entry resolves `aborted`, naming that surface", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const terminal = ScriptedProvider.layer(() => Deferred.await(gate).pipe(Effect.as(singleAnswer)))
@@ -67,9 +67,10 @@ describe("FanoutProvider", () => {
       expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
       expect((yield* promise(() => events.next((e) => e.event === "resolved"))).data).toEqual({
         id,
-        outcome: "answered",
+        outcome: "aborted",
         surface: "scripted",
-        where: "a script"
+        where: "a script",
+        settled: "answered"
       })
       const late = yield* promise(() => postJson(web.port, `/api/questions/${id}/answer`, token, singleAnswer))
       expect([late.status, late.json]).toEqual([404, { error: "not-pending" }])

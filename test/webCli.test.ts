@@ -210,7 +210,7 @@ describe("ask-user --web", () => {
     }
   })
 
-  it("with --terminal, an answer on the terminal resolves the page's entry `answered` there", async () => {
+  it("with --terminal, an answer on the terminal resolves the page's entry `aborted`, saying the terminal answered", async () => {
     const { port, run } = await startWeb(["--terminal"])
     try {
       const events = await openEvents(port, token)
@@ -221,9 +221,10 @@ describe("ask-user --web", () => {
       expect(JSON.parse(run.stdout())).toEqual({ answers: [{ id: "go", selected: ["no"] }] })
       expect((await events.next((e) => e.event === "resolved")).data).toEqual({
         id,
-        outcome: "answered",
+        outcome: "aborted",
         surface: "terminal",
-        where: "the terminal"
+        where: "the terminal",
+        settled: "answered"
       })
     } finally {
       run.child.kill("SIGKILL")

@@ -45,19 +45,20 @@ export interface WebProviderOptions {
   readonly token?: string | undefined
 }
 
-/** Resolves an interrupted entry, saying where the ask went when another surface settled it. */
+/** Resolves an interrupted entry (`aborted` when another surface settled it, saying which). */
 const settleInterrupted = (table: PendingTable, entry: Entry, cause: Cause.Cause<unknown>): void => {
   const elsewhere = settledElsewhere(cause)
   if (elsewhere === undefined) {
     table.settle(entry, interruptionReason(cause) ?? "aborted")
     return
   }
-  const outcome = elsewhere.outcome === "answered"
-    ? "answered"
-    : elsewhere.outcome === "ASK_ABORTED"
-    ? "aborted"
-    : "cancelled"
-  table.settle(entry, outcome, undefined, { surface: elsewhere.surface, where: describeSurface(elsewhere.surface) })
+  // SPEC: a fan-out's losing members are interrupted, so the entry resolves `aborted` whatever
+  // the winner's outcome; `surface` and `where` tell the page where the ask went instead.
+  table.settle(entry, "aborted", undefined, {
+    surface: elsewhere.surface,
+    where: describeSurface(elsewhere.surface),
+    settled: elsewhere.outcome
+  })
 }
 
 /**

@@ -33,11 +33,13 @@ export interface PendingView {
 
 /**
  * Where another surface settled an ask (`surface` is its name, `where` how
- * people read it: "the terminal").
+ * people read it: "the terminal"; `settled` is that surface's outcome,
+ * `answered` or an error code, while this entry itself resolves `aborted`).
  */
 export interface Elsewhere {
   readonly surface: string
   readonly where: string
+  readonly settled: string
 }
 
 /** What `GET /api/events` streams. */

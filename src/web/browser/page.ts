@@ -410,15 +410,15 @@ const connect = () => {
   })
   source.addEventListener("asked", (event) => learn(JSON.parse((event as MessageEvent<string>).data) as PendingRequest))
   source.addEventListener("resolved", (event) => {
-    const { id, outcome, where } = JSON.parse((event as MessageEvent<string>).data) as {
+    const { id, settled, where } = JSON.parse((event as MessageEvent<string>).data) as {
       id: string
-      outcome: string
+      settled?: string
       where?: string
     }
     const shown = pending.has(id)
     forget(id)
     // Settled on another surface (the terminal, say): tell the person, who may be mid-answer here.
-    if (shown && where !== undefined) showAlert(`${outcome === "answered" ? "Answered" : "Cancelled"} in ${where}.`)
+    if (shown && where !== undefined) showAlert(`${settled === "answered" ? "Answered" : "Cancelled"} in ${where}.`)
   })
   // The server is going away for good: stop reconnecting and say so.
   source.addEventListener("closing", (event) => {
