@@ -12,24 +12,26 @@
 import { Effect } from "effect"
 import type { Server } from "node:http"
 
-/** Two macrotasks: a poll phase, where libuv reads every readable socket, lies between them. */
-const pollPhase = Effect.callback<void>((resume) => {
-  let inner: NodeJS.Immediate | undefined
-  const outer = setImmediate(() => {
-    inner = setImmediate(() => resume(Effect.void))
-  })
-  return Effect.sync(() => {
-    clearImmediate(outer)
-    if (inner !== undefined) clearImmediate(inner)
-  })
+/**
+ * One quiet window: long enough for a client that is writing a burst of
+ * requests (and may be descheduled midway on a loaded machine) to finish it,
+ * short enough not to hold the exit noticeably.
+ */
+const quietMillis = 25
+
+/** At most this many windows (about a second): a client that keeps sending cannot hold the shutdown. */
+const maxRounds = 40
+
+const window = Effect.callback<void>((resume) => {
+  const timer = setTimeout(() => resume(Effect.void), quietMillis)
+  return Effect.sync(() => clearTimeout(timer))
 })
 
-/** At most this many rounds: a client that keeps sending cannot hold the shutdown. */
-const maxRounds = 50
-
 /**
- * Waits until a whole poll phase brings no new request: everything already
- * sent has been read and parsed, and its handler started.
+ * Waits until a whole window brings no new request: everything already sent
+ * has been read and parsed, and its handler started. (One poll phase was not
+ * enough: a burst written by a client that lost the CPU midway arrived after
+ * an empty phase and met a closed server.)
  */
 export const readInFlight = (server: Server): Effect.Effect<void> =>
   Effect.suspend(() => {
@@ -37,7 +39,7 @@ export const readInFlight = (server: Server): Effect.Effect<void> =>
     const count = () => void requests++
     server.on("request", count)
     const round = (n: number): Effect.Effect<void> =>
-      Effect.flatMap(pollPhase, () => {
+      Effect.flatMap(window, () => {
         if (requests === 0 || n >= maxRounds) return Effect.void
         requests = 0
         return round(n + 1)
