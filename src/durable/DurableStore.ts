@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -135,7 +135,11 @@ const migrations = Layer.effectDiscard(Effect.gen(function*() {
     settled_at BIGINT
   )`)
   yield* sql.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_pending ON ${table} (status, asked_at)`)
-}))
+}).pipe(
+  // Two processes opening a new PostgreSQL store at once can both try to create the table
+  // (IF NOT EXISTS is not atomic there); the loser's retry finds it.
+  Effect.retry({ times: 3, schedule: Schedule.spaced("200 millis") })
+))
 
 /**
  * The engine's timings. Defaults are a 10 s message poll and a 35 s shard
