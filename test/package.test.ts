@@ -1,28 +1,24 @@
 /**
  * The packed tarball, installed into a fresh project with nothing but its
  * declared dependencies (npm installs the peers), imports cleanly from every
- * entry point and its program starts, installed and through `npx -p`.
+ * entry point and its program starts (`npx -p` in `packageNpx.test.ts`, a
+ * file of its own so the two installs run side by side).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-
-const npm = (args: ReadonlyArray<string>, cwd: string) =>
-  execFileSync("npm", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+import { npm, packTarball } from "./support/pack.js"
 
 describe("the published package", () => {
   it("imports cleanly in a fresh project under this Node", { timeout: 480_000 }, () => {
-    const dir = mkdtempSync(join(tmpdir(), "eui-pack-"))
+    const { dir, tarball } = packTarball("eui-pack-")
     try {
-      npm(["pack", "--silent", "--ignore-scripts", "--pack-destination", dir], process.cwd())
-      const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"))!
       const app = join(dir, "app")
       execFileSync("mkdir", [app])
       writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }))
       // --prefer-offline: the dependencies are in npm's cache from this checkout's own install.
-      npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", join(dir, tarball)], app)
+      npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], app)
       const script = [
         "const m = await import('effect-user-interaction')",
         "const names = ['UserInteraction', 'UserInteractionProvider', 'ScriptedProvider', 'makeUserInteractionClient', 'HarnessError', 'AskUserQuestionRequest']",
@@ -40,13 +36,6 @@ describe("the published package", () => {
       expect(JSON.parse(out)).toEqual({ answers: [{ id: "a", selected: ["x"] }] })
       const help = execFileSync(join(app, "node_modules", ".bin", "ask-user"), ["--help"], { cwd: app, encoding: "utf8" })
       expect(help).toContain("ask-user")
-      // `npx -p <tarball> ask-user`, as a README reader would try it before installing.
-      const npx = execFileSync("npx", ["--yes", "--prefer-offline", "-p", join(dir, tarball), "ask-user", "--version"], {
-        cwd: dir,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      expect(npx).toMatch(/^ask-user v\d+\.\d+\.\d+/)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
