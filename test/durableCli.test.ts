@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { removeTempDirs, start } from "./cliHarness.js"
-import { ask, killHard, makeStore, request, run, untilStatus } from "./support/durableCli.js"
+import { ask, killHard, makeStore, request, run, untilPast, untilStatus } from "./support/durableCli.js"
 
 afterAll(removeTempDirs)
 
@@ -26,7 +26,7 @@ describe("ask-user durable commands over a SQLite file", () => {
   it("kill -9 of the asker: answered from another process while it is down, the rerun prints the answer at once", async () => {
     const store = makeStore()
     const asker = ask(store, "deploy-1")
-    await untilStatus(store, "deploy-1", (status) => status === "pending")
+    await untilStatus(store, "deploy-1", (status) => status === "pending", asker)
     await killHard(asker)
 
     const listed = await run(["pending", "--store", store.url])
@@ -48,7 +48,7 @@ describe("ask-user durable commands over a SQLite file", () => {
   it("a live asker wakes when another process answers, in the --answers format", async () => {
     const store = makeStore()
     const asker = ask(store, "live-1")
-    await untilStatus(store, "live-1", (status) => status === "pending")
+    await untilStatus(store, "live-1", (status) => status === "pending", asker)
     const answered = await run(["answer", "--store", store.url, "live-1", store.file("a.json", { q: "No" })])
     expect(answered.code).toBe(0)
     expect(await asker.exited).toBe(0)
@@ -57,13 +57,14 @@ describe("ask-user durable commands over a SQLite file", () => {
 
   it("the expiry passes while every process is down: the rerun exits 4", async () => {
     const store = makeStore()
-    const asker = ask(store, "exp-1", "--expires", "3s")
-    const pending = await untilStatus(store, "exp-1", (status) => status === "pending")
+    // Long enough that a loaded machine still sees the ask pending before it expires.
+    const asker = ask(store, "exp-1", "--expires", "10s")
+    const pending = await untilStatus(store, "exp-1", (status) => status === "pending", asker)
     expect(pending).toEqual({ id: "exp-1", status: "pending" })
     await killHard(asker)
     const listed = JSON.parse((await run(["pending", "--store", store.url])).stdout.trim())
-    expect(Date.parse(listed.expiresAt) - Date.parse(listed.askedAt)).toBe(3000)
-    await new Promise((resolve) => setTimeout(resolve, 3500))
+    expect(Date.parse(listed.expiresAt) - Date.parse(listed.askedAt)).toBe(10_000)
+    await untilPast(Date.parse(listed.expiresAt) + 500)
     const rerun = ask(store, "exp-1")
     expect(await rerun.exited).toBe(4)
     expect(rerun.stderr()).toContain("ASK_TIMEOUT")
@@ -73,7 +74,7 @@ describe("ask-user durable commands over a SQLite file", () => {
   it("answer, cancel, decline and status exit 2, 5 and 6 as SPEC says", async () => {
     const store = makeStore()
     const asker = ask(store, "codes-1")
-    await untilStatus(store, "codes-1", (status) => status === "pending")
+    await untilStatus(store, "codes-1", (status) => status === "pending", asker)
 
     const badAnswer = await run(["answer", "--store", store.url, "codes-1", store.file("bad.json", { answers: [{ id: "q", selected: ["Maybe"] }] })])
     expect(badAnswer.code).toBe(2)
@@ -120,7 +121,7 @@ describe("ask-user durable commands over a SQLite file", () => {
   it("kill -9 of an answerer while it records: the ask is pending or answered once, never twice", async () => {
     const store = makeStore()
     const asker = ask(store, "crash-1")
-    await untilStatus(store, "crash-1", (status) => status === "pending")
+    await untilStatus(store, "crash-1", (status) => status === "pending", asker)
     const yesFile = store.file("yes.json", yes)
     let status = "pending"
     // Kill answerers at growing delays across their start-up and their write.

@@ -42,14 +42,38 @@ export const ask = (store: Store, id: string, ...more: Array<string>): Run => {
   return child
 }
 
-/** Polls `ask-user status` until the ask's status satisfies `ok` (no timing assertion: the test's own timeout bounds it). */
-export const untilStatus = async (store: Store, id: string, ok: (status: string) => boolean) => {
+/**
+ * Polls `ask-user status` until the ask's status satisfies `ok`. A status that
+ * can no longer change (settled, but not the one awaited) fails at once, and
+ * so does a wait past a minute, naming the last status and the asker's stderr:
+ * a missed window must read as such, not as a test timeout.
+ */
+export const untilStatus = async (
+  store: Store,
+  id: string,
+  ok: (status: string) => boolean,
+  asker?: Run
+) => {
+  const deadline = Date.now() + 60_000
+  let last = "(no answer yet)"
   for (;;) {
     const result = await run(["status", "--store", store.url, id])
-    if (result.code === 0 && ok(JSON.parse(result.stdout).status)) return JSON.parse(result.stdout)
+    last = result.code === 0 ? result.stdout.trim() : `exit ${result.code}: ${result.stderr.trim()}`
+    if (result.code === 0) {
+      const report = JSON.parse(result.stdout)
+      if (ok(report.status)) return report
+      if (report.status !== "pending") throw new Error(`ask ${id} settled as ${last} before the awaited status`)
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`ask ${id}: still ${last} after 60 s; asker stderr: ${asker?.stderr() ?? "(none)"}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
 }
+
+/** Waits until the wall clock is past `epochMillis`. */
+export const untilPast = (epochMillis: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMillis - Date.now())))
 
 export const killHard = async (child: Run) => {
   child.child.kill("SIGKILL")
