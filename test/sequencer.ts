@@ -6,7 +6,7 @@
  */
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-const slowFirst = ["package", "packageNpx", "webPage", "e2e-terminal", "cli", "webCli", "mcpStdio", "acpAgent", "entryPoints"]
+const slowFirst = ["package", "packageNpx", "durablePostgres", "durableCli", "webPage", "e2e-terminal", "cli", "webCli", "mcpStdio", "acpAgent", "entryPoints"]
 
 const rank = (spec: TestSpecification) => {
   const name = spec.moduleId.replace(/^.*\/test\//, "").replace(/\.test\.ts$/, "")

@@ -32,6 +32,8 @@ const freePort = () =>
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
   readonly url: string
+  /** Creates an empty database on the server and returns its URL. */
+  readonly createDatabase: (name: string) => string
   readonly stop: () => void
 }
 
@@ -57,6 +59,10 @@ export const startPostgres = async (): Promise<PostgresServer> => {
   ])
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    createDatabase: (name) => {
+      execFileSync(join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name], { stdio: "pipe" })
+      return `postgres://postgres@127.0.0.1:${port}/${name}`
+    },
     stop: () => {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
