@@ -5,7 +5,7 @@
  * against both off); then memory per pending ask and the time to settle 100k
  * of them when the provider's scope closes.
  */
-import { Effect, Exit, Fiber, Layer, Result, Scope, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, Result, Scope, Stream, Tracer } from "effect"
 import {
   type AskUserQuestionAnswer,
   type AskUserQuestionRequest,
@@ -88,15 +88,26 @@ const unwatched = await time(N, () =>
     Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant)))
   )))
 
-// Watching on: Effect's tracer (spans made and ended) and a subscriber draining every event.
+// Watching on: a tracer that makes and ends every span (Effect's default tracer exports
+// nothing, so the seam makes no span for it) and a subscriber draining every event.
 let seen = 0
+let spans = 0
+const recording = Tracer.make({
+  span: (options) => {
+    spans++
+    return new Tracer.NativeSpan(options)
+  }
+})
 const watched = await time(N, () =>
   Effect.runPromise(Effect.gen(function*() {
     const ui = yield* UserInteraction
     yield* Effect.forkChild(Stream.runForEach(ui.events, () => Effect.sync(() => void seen++)), { startImmediately: true })
     for (let i = 0; i < N; i++) yield* ui.ask(request)
-  }).pipe(Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant))))))
-if (seen === 0) throw new Error("the subscriber saw no events")
+  }).pipe(
+    Effect.withTracer(recording),
+    Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant)))
+  )))
+if (seen === 0 || spans === 0) throw new Error("the subscriber saw no events, or the tracer no spans")
 
 rows.push(["plain-Promise seam (baseline)", baseline.perSecond, baseline.micros, "1.00×"])
 rows.push(["provider.ask called directly", direct.perSecond, direct.micros, `${(direct.seconds / baseline.seconds).toFixed(2)}×`])

@@ -56,25 +56,31 @@ const askIdOf = (request: unknown): string => {
  * pending ask then holds no span (a seam may hold very many pending asks),
  * at the price of the provider's own spans not nesting under this one.
  */
-const recordSpan = (
-  fiber: FiberView,
-  startTime: bigint,
-  exit: Exit.Exit<unknown, unknown>,
-  attributes: ReadonlyArray<readonly [string, unknown]>
-): void => {
+const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome: AskOutcome): void => {
+  const fiber = watch.fiber
   if (!fiber.getRef(References.TracerEnabled)) return
+  const tracer = fiber.getRef(Tracer.Tracer)
+  // Effect's default tracer keeps its spans in memory and exports them nowhere; a span made and
+  // ended here would be seen by nobody, and closing 100,000 asks would make 100,000 of them.
+  if (tracer === Tracer.nativeTracer) return
   const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
-  const span = fiber.getRef(Tracer.Tracer).span({
+  const span = tracer.span({
     name: spanName,
     parent,
     annotations: Context.empty(),
     links: [],
-    startTime,
+    startTime: watch.startTime,
     kind: "internal",
     root: false,
     sampled: parent._tag === "None" || parent.value.sampled
   })
-  for (const [key, value] of attributes) if (value !== undefined) span.attribute(key, value)
+  // The request may not even decode: read what it has.
+  const { agent, questions } = (watch.request ?? {}) as { agent?: { id?: unknown }; questions?: unknown }
+  span.attribute("ask.id", watch.id)
+  if (typeof agent?.id === "string") span.attribute("ask.agent.id", agent.id)
+  if (Array.isArray(questions)) span.attribute("ask.questions", questions.length)
+  span.attribute("ask.outcome", outcome)
+  if (watch.surface !== undefined) span.attribute("ask.surface", watch.surface)
   span.end(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(), exit)
 }
 
@@ -145,15 +151,7 @@ export class AskWatch {
   settled(exit: Exit.Exit<unknown, unknown>): void {
     const fiber = this.fiber
     const outcome = outcomeOf(exit)
-    // The request may not even decode: read what it has.
-    const { agent, questions } = (this.request ?? {}) as { agent?: { id?: unknown }; questions?: unknown }
-    recordSpan(fiber, this.startTime, exit, [
-      ["ask.id", this.id],
-      ["ask.agent.id", typeof agent?.id === "string" ? agent.id : undefined],
-      ["ask.questions", Array.isArray(questions) ? questions.length : undefined],
-      ["ask.outcome", outcome],
-      ["ask.surface", this.surface]
-    ])
+    recordSpan(this, exit, outcome)
     askCounter(outcome).modifyUnsafe(1, fiber.context)
     if (this.reachedAt === undefined) return
     const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
