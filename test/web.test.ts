@@ -2,6 +2,7 @@
  * The web provider's JSON API and event stream, end to end over real HTTP.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { connect, type Socket } from "node:net"
 import { Context, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
 import { type AskUserQuestionRequest, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
 import { WebProvider, type WebProviderOptions } from "effect-user-interaction/web"
@@ -231,6 +232,49 @@ describe("WebProvider JSON API", () => {
       expect(Exit.findErrorOption(yield* Effect.exit(provider.ask(single)))).toMatchObject({ value: { code: "PROVIDER_CLOSED" } })
     }))
 
+  it.live("on close, a request already sent is answered (404 not-pending) before the event streams get `closing`", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(UserInteraction.layerWith(WebProvider.layer({ token })), scope)
+      const web = Context.get(context, WebProvider)
+      yield* Effect.forkChild(UserInteraction.ask(single).pipe(Effect.provideContext(context), Effect.exit))
+      const [id] = yield* pendingIds(web.port, 1)
+      // Both on raw sockets, so each arrival is noted the moment its bytes come in.
+      const order: Array<string> = []
+      const open = (onText: (text: string) => void) =>
+        promise(() =>
+          new Promise<Socket>((resolve) => {
+            let text = ""
+            const socket: Socket = connect(web.port, "127.0.0.1", () => resolve(socket))
+            socket.on("data", (chunk: Buffer) => onText(text += chunk.toString("utf8")))
+          })
+        )
+      const head = (path: string, extra = "") =>
+        `${path} HTTP/1.1\r\nhost: 127.0.0.1:${web.port}\r\nauthorization: Bearer ${token}\r\n${extra}`
+      const stream = yield* open((text) => {
+        if (text.includes("event: closing") && !order.includes("closing")) order.push("closing")
+      })
+      stream.write(`${head("GET /api/events", "accept: text/event-stream\r\n")}\r\n`)
+      let status = ""
+      const answerer = yield* open((text) => {
+        if (status !== "" || !text.includes("\r\n")) return
+        status = text.split("\r\n")[0]!
+        order.push("reply")
+      })
+      const body = JSON.stringify({ answers: [{ id: "go", selected: ["yes"] }] })
+      // The answer's bytes are on their way before the close starts.
+      answerer.write(
+        `${head(`POST /api/questions/${id}/answer`, "content-type: application/json\r\n")}` +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      )
+      yield* Scope.close(scope, Exit.void)
+      yield* promise(() => waitFor(() => order.length === 2, 10_000, "the reply and the closing event"))
+      expect(status).toBe("HTTP/1.1 404 Not Found")
+      expect(order).toEqual(["reply", "closing"])
+      stream.destroy()
+      answerer.destroy()
+    }))
+
   it.live("fails to start with ServeError when the port is taken", () =>
     Effect.gen(function*() {
       const { web } = yield* start()
@@ -251,7 +295,7 @@ describe("WebProvider JSON API", () => {
 })
 
 describe("web pending table", () => {
-  it.effect("removes a subscriber when its stream ends, and ends every stream on close", () =>
+  it.effect("removes a subscriber when its stream ends; close settles, endStreams sends closing and ends every stream", () =>
     Effect.gen(function*() {
       const table = makePendingTable()
       const entry = table.register(single, new Date(0))
@@ -263,14 +307,23 @@ describe("web pending table", () => {
       yield* Effect.yieldNow
       expect(table.subscribers()).toBe(1)
       yield* table.close
+      expect(table.register(single, new Date(0))).toBeUndefined()
+      // Closed, but the streams stay open until the requests already sent are answered.
+      const late = yield* Effect.forkChild(Stream.runCollect(table.events))
+      yield* Effect.yieldNow
+      expect(table.subscribers()).toBe(2)
+      expect(fiber.pollUnsafe()).toBeUndefined()
+
+      yield* table.endStreams
       const events = yield* Fiber.join(fiber)
       // The last event tells the page the provider is gone for good.
       expect(events.map((e) => e.event)).toEqual(["asked", "resolved", "closing"])
       expect(events[1]?.data).toEqual({ id: entry?.view.id, outcome: "closed" })
+      expect(events[2]?.data).toEqual({ unanswered: 1 })
+      expect(yield* Fiber.join(late)).toEqual([{ event: "closing", data: { unanswered: 1 } }])
       expect(table.subscribers()).toBe(0)
-      expect(table.register(single, new Date(0))).toBeUndefined()
-      // A stream opened after close ends at once.
-      expect(yield* Stream.runCollect(table.events)).toEqual([])
+      // A stream opened after the end gets the closing event and ends at once.
+      expect(yield* Stream.runCollect(table.events)).toEqual([{ event: "closing", data: { unanswered: 1 } }])
     }))
 })
 

@@ -88,8 +88,8 @@ export class WebProvider extends Context.Service<WebProvider, {
   /**
    * Starts the server and provides the provider, scoped: closing the layer's
    * scope resolves every still-pending ask `closed` (it fails
-   * `ProviderClosed`), ends the open event streams, lets requests already
-   * received finish, then closes the server.
+   * `ProviderClosed`), answers the requests already sent, then sends the
+   * `closing` event, ends the open event streams and closes the server.
    *
    * @since 0.1.0
    */
@@ -103,10 +103,12 @@ export class WebProvider extends Context.Service<WebProvider, {
       const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
       const app = yield* makeWebApp(table, { hostAllowed: makeHostCheck(host, port), tokenMatches: makeTokenCheck(token) })
       yield* server.serve(app)
-      // Added last, so it runs first: with nothing pending and every event
-      // stream ended, and every request already sent read, the server's
-      // shutdown only waits for the answers to those requests.
-      yield* Effect.addFinalizer(() => Effect.andThen(table.close, readInFlight(nodeServer)))
+      // Added last, so it runs first. Nothing stays pending, every request
+      // already sent is read (and answered: a late answer gets `404
+      // not-pending`), and only then do the event streams get their
+      // `closing` event and end; the server's shutdown then waits only for
+      // the answers to requests still being written.
+      yield* Effect.addFinalizer(() => table.close.pipe(Effect.andThen(readInFlight(nodeServer)), Effect.andThen(table.endStreams)))
 
       const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
         Effect.uninterruptibleMask((restore) =>

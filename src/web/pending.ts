@@ -73,8 +73,14 @@ export interface PendingTable {
   ) => boolean
   /** A live event stream that starts by replaying every pending ask as `asked`. */
   readonly events: Stream.Stream<WebEvent>
-  /** Settles everything `closed`, refuses new asks and ends every event stream after a `closing` event. */
+  /** Settles everything `closed` and refuses new asks and answers; event streams stay open. */
   readonly close: Effect.Effect<void>
+  /**
+   * Sends the `closing` event and ends every event stream (a stream opened
+   * later gets the event and ends at once). Run after `close`, once the
+   * requests already sent are answered.
+   */
+  readonly endStreams: Effect.Effect<void>
   /** True once `close` ran. */
   readonly isClosed: () => boolean
   /** How many event streams are open (for tests and shutdown checks). */
@@ -103,6 +109,9 @@ export const makePendingTable = (): PendingTable => {
   const pending = new Map<string, Entry>()
   const queues = new Set<Queue.Queue<WebEvent, Cause.Done>>()
   let closed = false
+  let ended = false
+  /** The last event of every stream: how many asks `close` withdrew unanswered. */
+  let closing: WebEvent = { event: "closing", data: { unanswered: 0 } }
 
   const broadcast = (event: WebEvent) => {
     for (const queue of queues) Queue.offerUnsafe(queue, event)
@@ -136,8 +145,10 @@ export const makePendingTable = (): PendingTable => {
         Effect.sync(() => {
           // One synchronous step: the replay and the subscription see the same table.
           for (const entry of pending.values()) Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
-          if (closed) Queue.endUnsafe(queue)
-          else queues.add(queue)
+          if (ended) {
+            Queue.offerUnsafe(queue, closing)
+            Queue.endUnsafe(queue)
+          } else queues.add(queue)
           return queue
         })),
       (queue) => Effect.sync(() => queues.delete(queue))
@@ -149,8 +160,14 @@ export const makePendingTable = (): PendingTable => {
     closed = true
     const unanswered = Array.from(pending.values())
     for (const entry of unanswered) settle(entry, "closed")
+    closing = { event: "closing", data: { unanswered: unanswered.length } }
+  })
+
+  const endStreams = Effect.sync(() => {
+    if (ended) return
+    ended = true
     // Tells the page not to reconnect: nothing will ever be asked here again.
-    broadcast({ event: "closing", data: { unanswered: unanswered.length } })
+    broadcast(closing)
     for (const queue of queues) Queue.endUnsafe(queue)
     queues.clear()
   })
@@ -162,6 +179,7 @@ export const makePendingTable = (): PendingTable => {
     settle,
     events,
     close,
+    endStreams,
     isClosed: () => closed,
     subscribers: () => queues.size
   }
