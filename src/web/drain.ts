@@ -22,9 +22,21 @@ const quietMillis = 25
 /** At most this many windows (about a second): a client that keeps sending cannot hold the shutdown. */
 const maxRounds = 40
 
+/**
+ * One window, ended by an I/O poll: on a loaded machine the process may get
+ * no CPU for the whole window, and libuv runs expired timers before it polls,
+ * so a timer alone would end the window with requests that arrived during
+ * it still unread. `setImmediate` runs after that poll has read them.
+ */
 const window = Effect.callback<void>((resume) => {
-  const timer = setTimeout(() => resume(Effect.void), quietMillis)
-  return Effect.sync(() => clearTimeout(timer))
+  let immediate: NodeJS.Immediate | undefined
+  const timer = setTimeout(() => {
+    immediate = setImmediate(() => resume(Effect.void))
+  }, quietMillis)
+  return Effect.sync(() => {
+    clearTimeout(timer)
+    if (immediate !== undefined) clearImmediate(immediate)
+  })
 })
 
 /**
