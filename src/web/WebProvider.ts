@@ -108,7 +108,9 @@ export class WebProvider extends Context.Service<WebProvider, {
       // not-pending`), and only then do the event streams get their
       // `closing` event and end; the server's shutdown then waits only for
       // the answers to requests still being written.
-      yield* Effect.addFinalizer(() => table.close.pipe(Effect.andThen(readInFlight(nodeServer)), Effect.andThen(table.endStreams)))
+      yield* Effect.addFinalizer(() =>
+        table.close.pipe(Effect.andThen(readInFlight(nodeServer)), Effect.andThen(table.endStreams))
+      )
 
       const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
         Effect.uninterruptibleMask((restore) =>
