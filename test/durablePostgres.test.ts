@@ -42,9 +42,7 @@ const script = (name: string, args: ReadonlyArray<string>) =>
         : reject(new Error(`${name} exited ${code}: ${err}\n${out}`)))
   })
 
-// One retry: a loaded CI machine can stretch a kill -9 failover past a test's timeout. Each
-// attempt gets a new database, and vitest still reports the first attempt's failure.
-describe("durable asks on PostgreSQL", { retry: 1 }, () => {
+describe("durable asks on PostgreSQL", () => {
   durableCliSuite(() => makeStore(newDatabase()))
 
   it("two agents and two answerers on one database, 100 asks: every ask answered exactly once", async () => {
