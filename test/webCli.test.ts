@@ -101,8 +101,11 @@ describe("ask-user --web", () => {
   it("answers every one of 50 concurrent answers on kept-alive sockets while it exits: one 200, 49 404, no reset", async () => {
     const { port, run } = await startWeb()
     const agent = new Agent({ keepAlive: true, maxSockets: 50 })
-    const call = (method: string, path: string, body?: string) =>
-      new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
+    /** A request; `sent` resolves once its bytes are handed to the kernel. */
+    const call = (method: string, path: string, body?: string) => {
+      let markSent = () => {}
+      const sent = new Promise<void>((resolve) => (markSent = resolve))
+      const reply = new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
         const req = httpRequest({
           host: "127.0.0.1",
           port,
@@ -121,17 +124,28 @@ describe("ask-user --web", () => {
           res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
           res.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
         })
-        req.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
+        req.on("finish", markSent)
+        req.on("error", (error: NodeJS.ErrnoException) => {
+          markSent()
+          resolve({ error: error.code ?? error.message })
+        })
         req.end(body)
       })
+      return { sent, reply }
+    }
     try {
       const id = await pendingId(port)
       // Fifty sockets, each kept alive after a first request.
-      const warm = await Promise.all(Array.from({ length: 50 }, () => call("GET", "/api/questions")))
+      const warm = await Promise.all(Array.from({ length: 50 }, () => call("GET", "/api/questions").reply))
       expect(warm.every((r) => "status" in r && r.status === 200)).toBe(true)
-      const replies = await Promise.all(
-        Array.from({ length: 50 }, () => call("POST", `/api/questions/${id}/answer`, JSON.stringify(answer)))
-      )
+      // The program is stopped while the fifty answers are written, so every one of them is
+      // already sent when the first wins and the program begins to exit (a loaded machine
+      // cannot deschedule this process midway through the burst and so make some late).
+      run.child.kill("SIGSTOP")
+      const calls = Array.from({ length: 50 }, () => call("POST", `/api/questions/${id}/answer`, JSON.stringify(answer)))
+      await Promise.all(calls.map((c) => c.sent))
+      run.child.kill("SIGCONT")
+      const replies = await Promise.all(calls.map((c) => c.reply))
       const outcome = (r: (typeof replies)[number]) => "error" in r ? r.error : `${r.status} ${r.body}`
       const counts = new Map<string, number>()
       for (const reply of replies) counts.set(outcome(reply), (counts.get(outcome(reply)) ?? 0) + 1)
