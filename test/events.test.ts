@@ -115,7 +115,7 @@ describe("UserInteraction.events", () => {
       yield* settle
       expect(seen.map((e) => e._tag)).toEqual(["Asked", "Settled", "Asked", "Settled"])
       const [first, , second] = seen
-      expect(first?.id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(first?.id).toMatch(/^ask-[0-9a-f-]+-[0-9a-z]+$/)
       expect(seen[1]?.id).toBe(first?.id)
       expect(second?.id).not.toBe(first?.id)
     }).pipe(Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.succeed(singleAnswer))))))
@@ -172,5 +172,27 @@ describe("UserInteraction.events", () => {
       yield* Scope.close(scope, Exit.void)
       const events = yield* Fiber.join(reader)
       expect(events.map((e) => `${e._tag}:${e.id}`)).toEqual(["Asked:last", "Settled:last"])
+    }))
+
+  it.effect("an ask the seam's closing settles still reports before the stream ends", () =>
+    Effect.gen(function*() {
+      const seamScope = yield* Scope.make()
+      const seam = yield* Layer.buildWithScope(UserInteraction.layerConfig({ handover: "1 hour" }), seamScope)
+      const reader = yield* Effect.forkChild(Stream.runCollect(UserInteraction.events).pipe(Effect.provideContext(seam)), { startImmediately: true })
+      const providerScope = yield* Scope.make()
+      yield* UserInteraction.use((ui) => ui.register(UserInteractionProvider.of({ ask: () => Effect.never }))).pipe(
+        Effect.provideContext(seam),
+        Scope.provide(providerScope)
+      )
+      const asking = yield* Effect.forkChild(UserInteraction.ask(request("orphan")).pipe(Effect.provideContext(seam)), { startImmediately: true })
+      // The provider goes; the ask waits for a successor that never comes, until the seam closes.
+      yield* Scope.close(providerScope, Exit.void)
+      yield* Scope.close(seamScope, Exit.void)
+      expect(Exit.isFailure(yield* Fiber.await(asking))).toBe(true)
+      const events = yield* Fiber.join(reader)
+      expect(events.map((e) => `${e._tag}:${e.id}:${e._tag === "Settled" ? e.outcome : ""}`)).toEqual([
+        "Asked:orphan:",
+        "Settled:orphan:PROVIDER_CLOSED"
+      ])
     }))
 })

@@ -80,7 +80,7 @@ describe("span per ask", () => {
       const [span] = byName(spans, "UserInteraction.ask")
       expect(span?.attributes.get("ask.outcome")).toBe("EMPTY_QUESTIONS")
       expect(span?.attributes.get("ask.questions")).toBe(0)
-      expect(span?.attributes.get("ask.id")).toMatch(/^[0-9a-f-]{36}$/)
+      expect(span?.attributes.get("ask.id")).toMatch(/^ask-[0-9a-f-]+-[0-9a-z]+$/)
     }).pipe(Effect.provide(UserInteraction.layer), Effect.withTracer(tracer))
   })
 })

@@ -45,9 +45,14 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): AskOutcome => {
   return Cause.hasInterruptsOnly(exit.cause) ? "ASK_ABORTED" : "PROVIDER_FAILED"
 }
 
+// Generated ids: a random prefix per process and a counter, unique without drawing entropy per
+// ask (a UUID each was a tenth of what watching an ask costs).
+const idPrefix = `ask-${crypto.randomUUID().slice(0, 13)}-`
+let idCounter = 0
+
 const askIdOf = (request: unknown): string => {
   const id = (request as { id?: unknown } | null | undefined)?.id
-  return typeof id === "string" && id !== "" ? id : crypto.randomUUID()
+  return typeof id === "string" && id !== "" ? id : idPrefix + (++idCounter).toString(36)
 }
 
 /**
@@ -102,15 +107,34 @@ export class AskEvents {
     )
   }
 
+  /** Events of this scheduler round, not yet in the `PubSub`. */
+  #queued: Array<AskEvent> = []
+
   /**
-   * Publishes without suspending. A full buffer means a subscriber is behind:
-   * the oldest event is dropped, as a sliding `PubSub` does, rather than wait.
+   * Queues the event without suspending; the round's events go to the
+   * `PubSub` together on the asking fiber's scheduler, as Effect's `Latch`
+   * wakes its waiters. Offered one by one, each event would resume every
+   * subscriber on the spot, which cost an ask more than the ask itself.
    */
-  publish(event: AskEvent): void {
+  publish(event: AskEvent, fiber: FiberView): void {
+    if (this.#queued.push(event) === 1) fiber.currentDispatcher.scheduleTask(this.flush, 0)
+  }
+
+  /**
+   * Publishes the queued events. A full buffer means a subscriber is behind:
+   * its oldest events are dropped, as a sliding `PubSub` does, rather than wait.
+   */
+  readonly flush = (): void => {
+    const batch = this.#queued
+    if (batch.length === 0) return
+    this.#queued = []
     const events = this.pubsub
-    if (PubSub.publishUnsafe(events, event) || PubSub.isShutdownUnsafe(events)) return
-    events.pubsub.slide()
-    if (events.pubsub.publish(event)) events.strategy.completeSubscribersUnsafe(events.pubsub, events.subscribers)
+    if (PubSub.isShutdownUnsafe(events)) return
+    for (const event of events.pubsub.publishAll(batch)) {
+      events.pubsub.slide()
+      events.pubsub.publish(event)
+    }
+    events.strategy.completeSubscribersUnsafe(events.pubsub, events.subscribers)
   }
 }
 
@@ -143,7 +167,7 @@ export class AskWatch {
     this.reachedAt = now
     metrics.pending.modifyUnsafe(1, fiber.context)
     if (this.events.subscribers > 0) {
-      this.events.publish({ _tag: "Asked", id: this.id, request: withoutSignal(this.request), at: new Date(now) })
+      this.events.publish({ _tag: "Asked", id: this.id, request: withoutSignal(this.request), at: new Date(now) }, fiber)
     }
   }
 
@@ -162,7 +186,8 @@ export class AskWatch {
     this.events.publish(
       this.surface === undefined
         ? { _tag: "Settled", id: this.id, outcome, millis, at: new Date(now) }
-        : { _tag: "Settled", id: this.id, outcome, surface: this.surface, millis, at: new Date(now) }
+        : { _tag: "Settled", id: this.id, outcome, surface: this.surface, millis, at: new Date(now) },
+      fiber
     )
   }
 }

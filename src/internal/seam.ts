@@ -70,7 +70,7 @@ const providerFailed = (cause: Cause.Cause<unknown>) =>
 
 /**
  * Builds a seam that reports on `events`; `close` ends the waits of asks
- * still in a hand-over window.
+ * still in a hand-over window and publishes the events not yet out.
  */
 export const makeSeam = (
   options: SeamOptions,
@@ -94,7 +94,11 @@ export const makeSeam = (
   const ask = (request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
     Effect.withFiber((fiber) => {
       const watch = new AskWatch(request, events, fiber)
-      return Effect.onExit(askWatched(request, watch), (exit) => Effect.sync(() => watch.settled(exit)))
+      // The report is synchronous: no effect to run after the ask, so none is made.
+      return Effect.onExitPrimitive(askWatched(request, watch), (exit) => {
+        watch.settled(exit)
+        return undefined
+      })
     })
 
   const askWatched = (
@@ -130,7 +134,11 @@ export const makeSeam = (
 
   return {
     seam: { ask, register: (provider) => slot.register(provider), events: events.stream },
-    close: Effect.sync(() => slot.close())
+    // The events of asks this settles go out before the `PubSub` shuts down.
+    close: Effect.sync(() => {
+      slot.close()
+      events.flush()
+    })
   }
 }
 
