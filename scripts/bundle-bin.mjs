@@ -3,7 +3,7 @@
 // modules stay behind their dynamic import as a chunk of their own, so
 // `ask-user --help` loads neither protocol SDK nor the HTTP server.
 import { build } from "esbuild"
-import { readFileSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
 
@@ -18,6 +18,10 @@ const inlineVersion = {
     }))
   }
 }
+
+// Chunk names carry content hashes: without a clean folder every build would leave the previous
+// chunks behind, and `npm pack` would ship them.
+rmSync("dist/bin", { recursive: true, force: true })
 
 await build({
   entryPoints: { "ask-user": "src/cli/ask-user.ts" },
