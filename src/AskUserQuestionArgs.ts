@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Exit, Result, Schema } from "effect"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import { Agent, AskUserQuestionOption, type AskUserQuestionItem, type AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkRequest } from "./AskValidation.js"
 import { invalidRequestFrom } from "./internal/schemaPath.js"
@@ -40,6 +41,8 @@ const LenientRequestJson = Schema.Struct({
   questions: Schema.Array(Schema.Struct({ ...questionFields, multiSelect: Schema.optionalKey(Schema.Boolean) })),
   agent: Schema.optionalKey(Agent)
 })
+// Decoded for every tool call, ACP prompt and MCP call: compiled like the seam's schemas (AskValidation.ts).
+SchemaJITCompiler.enable(LenientRequestJson.ast)
 const decodeLenient = Schema.decodeUnknownExit(LenientRequestJson)
 
 /**

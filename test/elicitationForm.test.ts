@@ -1,18 +1,15 @@
 import type * as acp from "@agentclientprotocol/sdk"
 import { describe, expect, it } from "@effect/vitest"
 import { ElicitRequestSchema, type ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
-import { Arbitrary, Result, Schema } from "effect"
+import { Result } from "effect"
 import {
-  Agent,
-  type AskUserQuestionAnswer,
-  type AskUserQuestionAnswerItem,
-  AskUserQuestionItem,
   type AskUserQuestionRequest,
   checkAnswer,
   fromElicitationContent,
   toElicitationContent,
   toElicitationForm
 } from "effect-user-interaction"
+import { requests, requestsWithAnswers } from "./support/arbitraries.js"
 import { batch, batchAnswer } from "./support/requests.js"
 
 const success = <A, E>(r: Result.Result<A, E>): A => {
@@ -23,49 +20,6 @@ const failure = <A, E>(r: Result.Result<A, E>): E => {
   if (Result.isSuccess(r)) throw new Error(`expected a failure, got ${JSON.stringify(r.success)}`)
   return r.failure
 }
-
-// Random valid requests: schema-generated, then made to pass the request checks
-// (unique question ids, unique labels within a question, no blank question text).
-const requests: Arbitrary.Arbitrary<AskUserQuestionRequest> = Arbitrary.schema(Schema.Struct({
-  questions: Schema.NonEmptyArray(AskUserQuestionItem),
-  agent: Schema.optionalKey(Agent)
-})).pipe(Arbitrary.map((raw): AskUserQuestionRequest => ({
-  ...raw,
-  questions: raw.questions.map((q, i) => {
-    const question = { ...q, id: `${q.id}#${i}`, question: q.question.trim() === "" ? `${q.question}?` : q.question }
-    if (q.options === undefined) return question
-    const seen = new Set<string>()
-    return { ...question, options: q.options.filter((o) => !seen.has(o.label) && seen.add(o.label)) }
-  })
-})))
-
-// One random way a human could answer a question: skip, choose, or type.
-const Pick = Schema.Struct({
-  mode: Schema.Literals(["skip", "choose", "type"]),
-  bits: Schema.Array(Schema.Boolean),
-  text: Schema.String
-})
-const answerItem = (
-  q: AskUserQuestionRequest["questions"][number],
-  pick: typeof Pick.Type
-): AskUserQuestionAnswerItem => {
-  const labels = q.options?.map((o) => o.label) ?? []
-  if (pick.mode === "type" || labels.length === 0) {
-    return pick.mode === "skip" ? { id: q.id, selected: [] } : { id: q.id, selected: [], custom: pick.text }
-  }
-  if (pick.mode === "skip") return { id: q.id, selected: [] }
-  const chosen = labels.filter((_, i) => pick.bits[i] === true)
-  return { id: q.id, selected: q.multiSelect === true ? chosen : [chosen[0] ?? labels[0]!] }
-}
-const requestsWithAnswers = requests.pipe(Arbitrary.flatMap((request) =>
-  Arbitrary.array(Arbitrary.schema(Pick), {
-    minLength: request.questions.length,
-    maxLength: request.questions.length
-  }).pipe(Arbitrary.map((picks) => ({
-    request,
-    answer: { answers: request.questions.map((q, i) => answerItem(q, picks[i]!)) } satisfies AskUserQuestionAnswer
-  })))
-))
 
 describe("toElicitationForm", () => {
   const form = toElicitationForm({ ...batch, agent: { id: "s1", name: "Claude" } })

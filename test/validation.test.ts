@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Result } from "effect"
+import { Arbitrary, Result, Schema } from "effect"
 import { checkAnswer, decodeRequest, decodeRequestJson } from "effect-user-interaction"
+import { requests, requestsWithAnswers } from "./support/arbitraries.js"
 import { batch, batchAnswer } from "./support/requests.js"
 
 const failure = <E>(r: Result.Result<unknown, E>): E => {
@@ -118,5 +119,28 @@ describe("checkAnswer", () => {
   it("refuses what is not an answer at all", () => {
     expect(failure(checkAnswer(batch, { answers: "yes" }))._tag).toBe("InvalidAnswer")
     expect(failure(checkAnswer(batch, undefined))._tag).toBe("InvalidAnswer")
+  })
+})
+
+// The checks decode through Effect's schema JIT (AskValidation.ts): compiled decoders must keep
+// every field of what is valid, and turn anything else into the contract's errors, never a throw.
+describe("the compiled decoders", () => {
+  it.prop("decode any valid request to an equal request", [requests], ([request]) => {
+    expect(decodeRequest(request)).toEqual(Result.succeed(request))
+  })
+
+  it.prop("check any valid answer to itself, in question order", [requestsWithAnswers], ([{ answer, request }]) => {
+    const checked = checkAnswer(request, answer)
+    expect(Result.isSuccess(checked)).toBe(true)
+    expect(Result.getOrThrow(checked).answers.map((a) => a.id)).toEqual(request.questions.map((q) => q.id))
+  })
+
+  it.prop("turn any JSON into a result: a request or INVALID_REQUEST / EMPTY_QUESTIONS", [Arbitrary.schema(Schema.Json)], ([json]) => {
+    const decoded = decodeRequest(json as never)
+    if (Result.isFailure(decoded)) expect(["InvalidRequest", "EmptyQuestions"]).toContain(decoded.failure._tag)
+    const fromJson = decodeRequestJson(json)
+    if (Result.isFailure(fromJson)) expect(["InvalidRequest", "EmptyQuestions"]).toContain(fromJson.failure._tag)
+    const checked = checkAnswer(batch, json)
+    if (Result.isFailure(checked)) expect(checked.failure._tag).toBe("InvalidAnswer")
   })
 })
