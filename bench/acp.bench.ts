@@ -2,9 +2,9 @@
  * ACP elicitation round trips per second over real stdio: the SDK's own
  * client app (its human answering at once) prompting `ask-user acp`
  * (prompt -> seam -> AcpProvider -> tool call + `elicitation/create` ->
- * answer JSON as an `agent_message_chunk`), against a bare SDK agent doing
- * the same exchange on the wire (the same tool call updates, one fixed form,
- * the content echoed) with no seam, no decoding and no answer checks.
+ * answer JSON as an `agent_message_chunk`), against a bare SDK agent sending
+ * the same messages on the wire (made once from constants) with no seam, no
+ * decoding and no answer checks.
  *
  * Honest pairing: both agents are subprocesses of this run, warmed up with
  * 200 turns each before anything is measured; each round runs both agents
@@ -20,6 +20,8 @@ import * as acp from "@agentclientprotocol/sdk"
 import { execFileSync, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { Readable, Writable } from "node:stream"
+import { elicitationParams } from "../dist/acp/elicit.js"
+import { toolCallFinished, toolCallStarted } from "../dist/acp/toolCall.js"
 import { toElicitationContent } from "../dist/ElicitationForm.js"
 import { printTable } from "./support.ts"
 
@@ -43,7 +45,24 @@ const stdio = () => acp.ndJsonStream(
   Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>
 )
 
-/** The baseline agent (this file run with `--baseline-agent`): the same exchange on the bare SDK. */
+// What `ask-user acp` sends for this request, made once: the baseline sends the same bytes, so
+// the comparison is of the work per turn, not of message sizes (ours carry the tool call's raw
+// input and output and the form's field descriptions).
+const answerText = JSON.stringify({
+  answers: [
+    { id: "db", selected: ["Postgres"] },
+    { id: "features", selected: ["auth", "search"] },
+    { id: "name", selected: [], custom: "atlas" }
+  ]
+})
+const started = toolCallStarted(request, "")
+const finished = toolCallFinished("", { answer: JSON.parse(answerText) })
+const form = elicitationParams(request, { sessionId: "", toolCallId: "" })
+
+/**
+ * The baseline agent (this file run with `--baseline-agent`): the same exchange on the bare SDK,
+ * with the same messages, made from constants; no seam, no decoding, no answer checks.
+ */
 const baselineAgent = () => {
   let sessions = 0
   let toolCalls = 0
@@ -51,41 +70,14 @@ const baselineAgent = () => {
     .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} }))
     .onRequest(acp.methods.agent.session.new, () => ({ sessionId: `s${sessions++}` }))
     .onRequest(acp.methods.agent.session.prompt, async ({ client, params }) => {
+      const { sessionId } = params
       const toolCallId = `ask_user_question_${++toolCalls}`
-      void client.notify(acp.methods.client.session.update, {
-        sessionId: params.sessionId,
-        update: { sessionUpdate: "tool_call", toolCallId, title: "Which database? (+2 more)", kind: "other", status: "pending" }
-      })
-      const response = await client.request(acp.methods.client.elicitation.create, {
-        sessionId: params.sessionId,
-        toolCallId,
-        mode: "form",
-        message: "Questions",
-        requestedSchema: {
-          type: "object",
-          properties: {
-            question_1: { type: "string", title: "Which database?", oneOf: [{ const: "Postgres", title: "Postgres" }, { const: "SQLite", title: "SQLite" }] },
-            question_1_custom: { type: "string", title: "Other" },
-            question_2: { type: "array", title: "Which features?", items: { anyOf: [{ const: "auth", title: "auth" }, { const: "search", title: "search" }] } },
-            question_2_custom: { type: "string", title: "Other" },
-            question_3: { type: "string", title: "Project name?" }
-          },
-          required: ["question_3"]
-        }
-      })
-      const text = JSON.stringify(response.action === "accept" ? response.content : response)
-      void client.notify(acp.methods.client.session.update, {
-        sessionId: params.sessionId,
-        update: {
-          sessionUpdate: "tool_call_update",
-          toolCallId,
-          status: "completed",
-          content: [{ type: "content", content: { type: "text", text } }]
-        }
-      })
+      void client.notify(acp.methods.client.session.update, { sessionId, update: { ...started, toolCallId } })
+      await client.request(acp.methods.client.elicitation.create, { ...form, sessionId, toolCallId })
+      void client.notify(acp.methods.client.session.update, { sessionId, update: { ...finished, toolCallId } })
       await client.notify(acp.methods.client.session.update, {
-        sessionId: params.sessionId,
-        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
+        sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: answerText } }
       })
       return { stopReason: "end_turn" as const }
     })
