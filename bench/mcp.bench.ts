@@ -6,9 +6,10 @@
  *    answering at once, for a client of each protocol era (2026-07-28: the
  *    v2 client pinned to it; 2025-11-25: SDK 1.32.2; 2025-06-18: SDK
  *    1.17.5). The bare server is the SDK's own idiom: `serveStdio` and a
- *    write-once handler returning `inputRequired` with one fixed form (the
- *    SDK's legacy shim pushes it to 2025-era clients); no seam, no decoding,
- *    no answer checks, no sealed `requestState`.
+ *    write-once handler returning `inputRequired` with the form `ask-user
+ *    mcp` sends to that era's client (the SDK's legacy shim pushes it to
+ *    2025-era clients) and the same answer text; no seam, no decoding, no
+ *    answer checks, no sealed `requestState`.
  * 2. The time from spawning the server to its answer to `initialize`, for
  *    both servers started the same way (`node <script>`), in paired runs.
  *
@@ -27,8 +28,8 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { toElicitationContent } from "../dist/ElicitationForm.js"
-import { toContent20250618 } from "../dist/mcp/form20250618.js"
+import { toElicitationContent, toElicitationForm } from "../dist/ElicitationForm.js"
+import { toContent20250618, toForm20250618 } from "../dist/mcp/form20250618.js"
 
 type Era = "2026-07-28" | "2025-11-25" | "2025-06-18"
 const eras: ReadonlyArray<Era> = ["2026-07-28", "2025-11-25", "2025-06-18"]
@@ -53,28 +54,23 @@ const content20250618 = toContent20250618(request, answer)
 const server = (path: string) => JSON.stringify(import.meta.resolve(`@modelcontextprotocol/server${path}`))
 
 /**
- * The baseline: the same tool on a bare v2 SDK server, one fixed form every
- * era's client accepts (`enum`, checkboxes, text), the answer echoed back.
+ * The baseline: the same tool on a bare v2 SDK server, sending the same form
+ * `ask-user mcp` sends to the era's client (made once here and written into
+ * the script as constants; the era is its argument) and the same answer
+ * text, without looking at the client's content.
  */
 const baselineScript = `
-import { acceptedContent, inputRequired, McpServer } from ${server("")}
+import { inputRequired, McpServer } from ${server("")}
 import { serveStdio } from ${server("/stdio")}
-const form = { message: "Questions", requestedSchema: { type: "object", properties: {
-  question_1: { type: "string", enum: ["Postgres", "SQLite"], enumNames: ["Postgres", "SQLite"] },
-  question_1_custom: { type: "string" },
-  question_2_option_1: { type: "boolean", title: "auth" },
-  question_2_option_2: { type: "boolean", title: "search" },
-  question_2_custom: { type: "string" },
-  question_3: { type: "string" }
-}, required: ["question_3"] } }
+const form = process.argv[2] === "2025-06-18" ? ${JSON.stringify(toForm20250618(request))} : ${JSON.stringify({ mode: "form", ...toElicitationForm(request) })}
+const text = ${JSON.stringify(JSON.stringify(answer))}
 serveStdio(() => {
   const server = new McpServer({ name: "baseline", version: "1.0.0" })
   server.server.registerCapabilities({ tools: {} })
   server.server.setRequestHandler("tools/list", () => ({ tools: [{ name: "ask_user_question", inputSchema: { type: "object" } }] }))
   server.server.setRequestHandler("tools/call", (_request, ctx) => {
-    const answer = acceptedContent(ctx.mcpReq.inputResponses, "ask")
-    if (answer === undefined) return inputRequired({ inputRequests: { ask: inputRequired.elicit(form) } })
-    return { content: [{ type: "text", text: JSON.stringify(answer) }] }
+    if (ctx.mcpReq.inputResponses?.ask === undefined) return inputRequired({ inputRequests: { ask: inputRequired.elicit(form) } })
+    return { content: [{ type: "text", text }] }
   })
   return server
 }, { inputRequired: { roundTimeoutMs: 2147483647 } })
@@ -83,7 +79,7 @@ const dir = mkdtempSync(join(tmpdir(), "mcp-bench-"))
 const baselinePath = join(dir, "baseline.mjs")
 writeFileSync(baselinePath, baselineScript)
 const askUserPath = fileURLToPath(new URL("../dist/bin/ask-user.js", import.meta.url))
-const commands = { baseline: [baselinePath], ours: [askUserPath, "mcp"] } as const
+const commands = { baseline: (era: Era) => [baselinePath, era], ours: [askUserPath, "mcp"] } as const
 
 interface Connected {
   readonly call: () => Promise<Record<string, unknown>>
@@ -152,7 +148,7 @@ const rounds = 5
 
 for (const era of eras) {
   const ours = await warm(await connect(era, commands.ours))
-  const baseline = await warm(await connect(era, commands.baseline))
+  const baseline = await warm(await connect(era, commands.baseline(era)))
   for (const [concurrency, total] of [[1, 50], [16, 150]] as const) {
     const b: Array<number> = []
     const o: Array<number> = []
@@ -191,7 +187,7 @@ const startRuns = 11
 const startBaseline: Array<number> = []
 const startOurs: Array<number> = []
 for (let run = 0; run < startRuns; run++) {
-  startBaseline.push(await timeToInitialize(commands.baseline))
+  startBaseline.push(await timeToInitialize(commands.baseline("2025-11-25")))
   startOurs.push(await timeToInitialize(commands.ours))
 }
 
