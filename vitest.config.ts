@@ -17,6 +17,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ["test/globalSetup.ts"],
+    setupFiles: ["test/setup.ts"],
     // Most files wait on other processes (the program, tmux, Chromium, npm), so run more of
     // them at once than the default of one fewer than the cores (one, on a 2-core machine).
     maxWorkers: 4,

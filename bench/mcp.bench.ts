@@ -24,7 +24,7 @@ import { Client as Client117 } from "mcp-sdk-1-17/client/index.js"
 import { StdioClientTransport as Stdio117 } from "mcp-sdk-1-17/client/stdio.js"
 import { ElicitRequestSchema as Elicit117 } from "mcp-sdk-1-17/types.js"
 import { spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -205,3 +205,4 @@ process.stdout.write(
       (median(startOurs) / median(startBaseline)).toFixed(2)
     } |\n`
 )
+rmSync(dir, { recursive: true, force: true })

@@ -1,15 +1,15 @@
 /** The batched stdout of `ask-user acp`: every byte, in order, one write per event-loop turn. */
 import { describe, expect, it } from "@effect/vitest"
-import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { closeSync, openSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { batchedStdout } from "../src/cli/batchedStdout.js"
+import { tempDir } from "./cliHarness.js"
 
 const encode = (text: string) => new TextEncoder().encode(text)
 
 describe("batchedStdout", () => {
   it("writes what one turn of the event loop produced after that turn, in order, and the rest on close", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "batched-")), "out")
+    const file = join(tempDir(), "out")
     const fd = openSync(file, "w")
     try {
       const writer = batchedStdout(fd).getWriter()
@@ -28,7 +28,7 @@ describe("batchedStdout", () => {
   })
 
   it("errors the stream when the descriptor cannot be written", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "batched-")), "out")
+    const file = join(tempDir(), "out")
     const fd = openSync(file, "w")
     closeSync(fd)
     const writer = batchedStdout(fd).getWriter()

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
-import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
+import { afterEach, describe, expect, it } from "@effect/vitest"
 import { hostile } from "./terminalCorpus.js"
-import { removeTempDirs, type Run, runWith, start, tempFiles } from "./cliHarness.js"
+import { type Run, runWith, start, tempFiles } from "./cliHarness.js"
 import { unsafeChars } from "./terminalHarness.js"
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -52,7 +52,6 @@ afterEach(() => {
   for (const run of running) if (run.child.exitCode === null) process.kill(-run.child.pid!, "SIGKILL")
   running.clear()
 })
-afterAll(removeTempDirs)
 const track = (run: Run) => (running.add(run), run)
 
 // Generous bound: each case starts the program, and the machine may be busy.

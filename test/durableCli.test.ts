@@ -3,14 +3,11 @@
  * suite (`test/support/durableCliSuite.ts`), each test on a file of its own,
  * and what only a file store has (a store that does not exist yet).
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { removeTempDirs } from "./cliHarness.js"
 import { makeStore, run } from "./support/durableCli.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
-
-afterAll(removeTempDirs)
 
 describe("ask-user durable commands over a SQLite file", () => {
   it("pending on a store that does not exist prints nothing, exits 0 and creates nothing", async () => {

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
-import { removeTempDirs } from "./cliHarness.js"
 import { makeStore } from "./support/durableCli.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
 import { type PostgresServer, startPostgres } from "./support/postgres.js"
@@ -17,10 +16,7 @@ let server: PostgresServer
 beforeAll(async () => {
   server = await startPostgres()
 }, 120_000)
-afterAll(() => {
-  server?.stop()
-  removeTempDirs()
-})
+afterAll(() => server?.stop())
 
 /** A new empty database on the private server. */
 const newDatabase = () => server.createDatabase(`asks_${randomUUID().replaceAll("-", "")}`)

@@ -9,14 +9,13 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { hostile } from "./terminalCorpus.js"
 import { ownSequences, unsafeChars } from "./terminalHarness.js"
-import { program, removeTempDirs, tempDir, tempFiles } from "./cliHarness.js"
+import { program, tempDir, tempFiles } from "./cliHarness.js"
 
 const socket = `ask-user-e2e-${process.pid}`
 const tmux = (...args: ReadonlyArray<string>) =>
   execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8" })
 
 afterAll(() => {
-  removeTempDirs()
   spawnSync("tmux", ["-L", socket, "kill-server"])
   // tmux may leave its socket file behind.
   rmSync(join(process.env["TMUX_TMPDIR"] ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`, socket), { force: true })

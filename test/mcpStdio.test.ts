@@ -7,12 +7,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { Effect, Exit, Scope } from "effect"
 import { type AskUserQuestionRequest, toElicitationContent } from "effect-user-interaction"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { toContent20250618 } from "../src/mcp/form20250618.js"
 import { askUserBin, type Era, eras, type Form, type Human, overStdio, type Reply, waitFor } from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
+import { tempDir } from "./cliHarness.js"
 
 const accept = (content: Record<string, unknown>): Reply => ({ action: "accept", content })
 const errorCode = (json: any) => ({ name: json.name, code: json.code })
@@ -294,7 +294,7 @@ describe("ask-user mcp when its client is killed mid-question", () => {
 
   it.live("the server exits 0 within 1 s, with nothing on stderr but at most one line and no stack trace", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.sync(() => mkdtempSync(join(tmpdir(), "ask-user-mcp-")))
+      const dir = yield* Effect.sync(tempDir)
       const script = join(dir, "client.mjs")
       writeFileSync(script, clientScript(dir))
       const client = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "inherit"] })
