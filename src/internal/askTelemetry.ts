@@ -62,12 +62,9 @@ const askIdOf = (request: unknown): string => {
  * at the price of the provider's own spans not nesting under this one.
  */
 const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome: AskOutcome): void => {
-  const fiber = watch.fiber
-  if (!fiber.getRef(References.TracerEnabled)) return
+  if (watch.startTime === undefined) return
+  const fiber = watch.caller
   const tracer = fiber.getRef(Tracer.Tracer)
-  // Effect's default tracer keeps its spans in memory and exports them nowhere; a span made and
-  // ended here would be seen by nobody, and closing 100,000 asks would make 100,000 of them.
-  if (tracer === Tracer.nativeTracer) return
   const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
   const span = tracer.span({
     name: spanName,
@@ -139,20 +136,30 @@ export class AskEvents {
 }
 
 /**
- * One ask's report in the making. It keeps only what is needed while the
- * ask is pending: the id is made, and the span recorded, when first needed.
+ * Whether an ask on `fiber` gets a span: only when tracing is on and the
+ * tracer is not Effect's default one, which keeps its spans in memory and
+ * exports them nowhere (closing 100,000 asks would make 100,000 spans that
+ * nobody sees).
+ */
+const tracesTo = (fiber: FiberView): boolean =>
+  fiber.getRef(References.TracerEnabled) && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+
+/**
+ * One ask's report in the making; the seam's pending ask extends it, so that
+ * watching adds no object per ask. It keeps only what is needed while the ask
+ * is pending: the id is made, and the span recorded, when first needed.
  */
 export class AskWatch {
-  /** Clock nanos when the ask started. */
-  readonly startTime: bigint
+  /** Clock nanos when the ask started; undefined when the ask gets no span. */
+  readonly startTime: bigint | undefined
   /** Clock millis when the ask reached a provider; undefined before. */
   reachedAt: number | undefined
   /** The surface that settled the ask; undefined when the seam ended it. */
   surface: string | undefined
   #id: string | undefined
 
-  constructor(readonly request: AskUserQuestionRequest, readonly events: AskEvents, readonly fiber: FiberView) {
-    this.startTime = fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
+  constructor(readonly request: AskUserQuestionRequest, readonly events: AskEvents, readonly caller: FiberView) {
+    this.startTime = tracesTo(caller) ? caller.getRef(Clock.Clock).currentTimeNanosUnsafe() : undefined
   }
 
   /** The request's `id`, else one made for this ask. */
@@ -162,7 +169,7 @@ export class AskWatch {
 
   /** The ask reached a provider: count it pending and publish `Asked`. */
   asked(): void {
-    const fiber = this.fiber
+    const fiber = this.caller
     const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     this.reachedAt = now
     metrics.pending.modifyUnsafe(1, fiber.context)
@@ -171,9 +178,12 @@ export class AskWatch {
     }
   }
 
-  /** The ask ended: record its span and metrics, and publish `Settled` if it was `Asked`. */
-  settled(exit: Exit.Exit<unknown, unknown>): void {
-    const fiber = this.fiber
+  /**
+   * The ask ended: record its span and metrics, and publish `Settled` if it
+   * was `Asked`. Returns no effect, so the seam's exit hook runs nothing after.
+   */
+  settled(exit: Exit.Exit<unknown, unknown>): undefined {
+    const fiber = this.caller
     const outcome = outcomeOf(exit)
     recordSpan(this, exit, outcome)
     askCounter(outcome).modifyUnsafe(1, fiber.context)

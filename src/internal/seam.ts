@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { Cause, Context, Duration, Effect, Exit, Fiber, type PubSub, Result, type Scope, type Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, type PubSub, Result, type Scope, type Stream } from "effect"
 import type { AskEvent } from "../AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, decodeRequest } from "../AskValidation.js"
@@ -90,21 +90,17 @@ export const makeSeam = (
     })
   }
 
-  // Every ask is watched, and its watch reports it when it ends, whatever ended it.
+  // Every ask is watched, and reports itself when it ends, whatever ended it. The report is
+  // bound rather than wrapped in a closure: a pending ask then holds no scope of this call. It
+  // is synchronous and runs no effect, so it need not run uninterruptibly (one step fewer).
   const ask = (request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
     Effect.withFiber((fiber) => {
-      const watch = new AskWatch(request, events, fiber)
-      // The report is synchronous: no effect to run after the ask, so none is made.
-      return Effect.onExitPrimitive(askWatched(request, watch), (exit) => {
-        watch.settled(exit)
-        return undefined
-      })
+      const pending = new PendingAsk(slot, request, events, fiber)
+      return Effect.onExitPrimitive(askWatched(pending), pending.settled.bind(pending), true)
     })
 
-  const askWatched = (
-    request: AskUserQuestionRequest,
-    watch: AskWatch
-  ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
+  const askWatched = (pending: PendingAsk): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
+    const request = pending.request
     const signal = (request as { signal?: unknown } | null | undefined)?.signal
     if (signal instanceof AbortSignal && signal.aborted) return aborted
     const decoded = decodeRequest(request)
@@ -112,8 +108,7 @@ export const makeSeam = (
     const registration = slot.current
     if (registration === undefined) return Effect.fail(new NoProvider())
     // The decoded copy only proves the request well-formed; the provider gets the caller's object.
-    const pending = new PendingAsk(slot, request, watch)
-    watch.asked()
+    pending.asked()
     if (!(signal instanceof AbortSignal)) return withTimeout(pending, registration)
     return Effect.acquireUseRelease(
       Effect.sync(() => {
@@ -176,18 +171,22 @@ class Slot {
 }
 
 /**
- * One ask between the request checks and the answer: the provider fiber it
+ * One ask from its start to its report: its watch, the provider fiber it
  * runs on, and its abort listener (the object itself, so no closure is kept
  * per ask).
  */
-class PendingAsk implements EventListenerObject {
+class PendingAsk extends AskWatch implements EventListenerObject {
   fiber: ProviderFiber | undefined
   aborted = false
-  /** When the seam's timeout ends this ask (clock millis); never without a timeout. */
-  deadline = Infinity
+  /** The caller was interrupted while the provider had the ask: nothing is left to settle. */
+  callerInterrupted = false
+  /** When the seam's timeout ends this ask (clock millis); undefined without a timeout. */
+  deadline: number | undefined
   resumeWaiter: ((successor: Registration | undefined) => void) | undefined
 
-  constructor(readonly slot: Slot, readonly request: AskUserQuestionRequest, readonly watch: AskWatch) {}
+  constructor(readonly slot: Slot, request: AskUserQuestionRequest, events: AskEvents, caller: Fiber.Fiber<unknown, unknown>) {
+    super(request, events, caller)
+  }
 
   /** The request's signal aborted: take the provider's prompt down, or stop waiting for a successor. */
   handleEvent(): void {
@@ -203,26 +202,30 @@ class PendingAsk implements EventListenerObject {
     resume?.(successor)
   }
 
-  /** Runs the request on `registration`, following hand-overs to successors. */
+  /**
+   * Runs the request on `registration`, following hand-overs to successors:
+   * the provider's ask as an interruptible child, settled when it exits.
+   * Interrupting the caller interrupts the child and waits for its finalizers.
+   */
   run(registration: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
-    return Effect.flatMap(this.runProvider(registration), (exit) => this.settle(registration, exit))
-  }
-
-  /** The provider's ask as an interruptible child; interrupting the caller interrupts it and waits for its finalizers. */
-  runProvider(registration: Registration): Effect.Effect<Exit.Exit<AskUserQuestionAnswer, UserInteractionError>> {
     return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(
         Effect.forkChild(this.enrol(registration), { startImmediately: true }),
         (child) =>
-          restore(Effect.callback<Exit.Exit<AskUserQuestionAnswer, UserInteractionError>>((resume) => {
+          restore(Effect.callback<AskUserQuestionAnswer, UserInteractionError>((resume) => {
             child.addObserver((exit) => {
               registration.pending.delete(child)
               if (this.fiber === child) this.fiber = undefined
-              resume(Effect.succeed(exit))
+              // Settled here, not in a step after the wait: one frame fewer held by every pending ask.
+              // The caller resumes at once, so nothing can happen in between; a caller gone is not settled.
+              if (!this.callerInterrupted) resume(this.settle(registration, exit))
             })
             // The caller was interrupted: by the seam's timeout once its deadline passed, else by the caller.
-            return Effect.clockWith((clock) => {
-              child.interruptUnsafe(undefined, clock.currentTimeMillisUnsafe() >= this.deadline ? because.timeout : because.aborted)
+            return Effect.withFiber((caller) => {
+              this.callerInterrupted = true
+              const timedOut = this.deadline !== undefined &&
+                caller.getRef(Clock.Clock).currentTimeMillisUnsafe() >= this.deadline
+              child.interruptUnsafe(undefined, timedOut ? because.timeout : because.aborted)
               return Effect.asVoid(Fiber.await(child))
             })
           }))
@@ -246,14 +249,14 @@ class PendingAsk implements EventListenerObject {
     if (this.aborted) return aborted
     const name = registration.provider.name
     if (Exit.isSuccess(exit)) {
-      this.watch.surface = surfaceOf(exit.value) ?? name
+      this.surface = surfaceOf(exit.value) ?? name
       const checked = checkAnswer(this.request, exit.value)
       return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(checked.failure)
     }
     const cause = exit.cause
     if (registration.closing && Cause.hasInterruptsOnly(cause)) return this.handOver(registration)
     const error = Cause.findErrorOption(cause)
-    this.watch.surface = (error._tag === "Some" ? surfaceOf(error.value) : undefined) ?? name
+    this.surface = (error._tag === "Some" ? surfaceOf(error.value) : undefined) ?? name
     if (error._tag === "Some" && error.value instanceof HarnessError) return Effect.fail(error.value)
     return Effect.fail(providerFailed(cause))
   }
