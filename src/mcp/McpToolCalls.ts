@@ -10,8 +10,8 @@
  * when it asks, the current call ends `input_required`; the retry hands the
  * reply to the waiting ask and waits for the handler's next step.
  *
- * `requestState` names the suspended call and its round, sealed with the
- * SDK's HMAC codec (`createRequestStateCodec`, a random key per provider).
+ * `requestState` names the suspended call and its round, sealed with an
+ * HMAC under a random key per provider (`requestState.ts`).
  * A state that does not verify (tampered, expired) or that was already used
  * (replayed) is refused with the JSON-RPC error `-32602 Invalid or expired
  * requestState`, never answered. A suspended call ends when its handler ends
@@ -24,7 +24,6 @@ import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  createRequestStateCodec,
   type ElicitRequestFormParams,
   inputRequired,
   type InputRequiredResult,
@@ -36,6 +35,7 @@ import {
 } from "@modelcontextprotocol/server"
 import { Context, Deferred, Duration, Effect, type Exit, Fiber, Layer, Queue, Scope } from "effect"
 import { type ElicitReply, McpToolCall } from "./McpToolCall.js"
+import { makeRequestStateCodec } from "./requestState.js"
 
 /** What a 2026-07-28 client echoes back: which suspended call, and which of its rounds. */
 interface RoundState {
@@ -122,10 +122,7 @@ export class McpToolCalls extends Context.Service<McpToolCalls, {
 
 const makeHandle = (server: Server, scope: Scope.Scope) => {
   const suspended = new Map<string, Suspended>()
-  const codec = createRequestStateCodec<RoundState>({
-    key: crypto.getRandomValues(new Uint8Array(32)),
-    ttlSeconds: Duration.toSeconds(stateTtl)
-  })
+  const codec = makeRequestStateCodec<RoundState>(Duration.toMillis(stateTtl))
 
   const drop = (call: Suspended): Effect.Effect<void> =>
     Effect.suspend(() => {
@@ -156,7 +153,7 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
     Effect.gen(function*() {
       call.pending = need
       call.round += 1
-      const requestState = yield* Effect.promise(() => codec.mint({ call: call.id, round: call.round }))
+      const requestState = codec.seal({ call: call.id, round: call.round })
       call.expiry = yield* Effect.forkIn(
         Effect.sleep(stateTtl).pipe(Effect.andThen(Effect.suspend(() => {
           // This fiber is the expiry: drop must not interrupt it before it has interrupted the handler.
@@ -213,14 +210,12 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
 
   const resume = (ctx: ServerContext, state: string): Effect.Effect<CallToolResult | InputRequiredResult, ProtocolError> =>
     Effect.gen(function*() {
-      const { call: id, round: stateRound } = yield* Effect.tryPromise({
-        try: () => codec.verify(state, ctx),
-        catch: () => refused("invalid")
-      })
-      const call = suspended.get(id)
+      const opened = codec.open(state)
+      if (opened === undefined) return yield* Effect.fail(refused("invalid"))
+      const call = suspended.get(opened.call)
       const need = call?.pending
-      // A state is good for exactly one retry: the round it was minted for.
-      if (call === undefined || need === undefined || call.round !== stateRound) return yield* Effect.fail(refused("used"))
+      // A state is good for exactly one retry: the round it was sealed for.
+      if (call === undefined || need === undefined || call.round !== opened.round) return yield* Effect.fail(refused("used"))
       call.pending = undefined
       if (call.expiry !== undefined) yield* Fiber.interrupt(call.expiry)
       const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
