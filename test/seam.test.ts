@@ -241,6 +241,39 @@ describe("interruption and cleanup", () => {
     }))
 })
 
+describe("closing a provider", () => {
+  it.effect("waits for the finalizers of its asks that do not end at once, and settles every ask PROVIDER_CLOSED", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      let finalized = 0
+      // Every other ask takes its prompt down only when `release` completes.
+      let n = 0
+      const provider = UserInteractionProvider.of({
+        ask: () =>
+          Effect.suspend(() => {
+            const slow = n++ % 2 === 0
+            return Effect.never.pipe(Effect.onInterrupt(() =>
+              (slow ? Deferred.await(release) : Effect.void).pipe(Effect.andThen(Effect.sync(() => void finalized++)))
+            ))
+          })
+      })
+      const seam = yield* UserInteraction
+      const providerScope = yield* Scope.make()
+      yield* seam.register(provider).pipe(Scope.provide(providerScope))
+      const asks = yield* Effect.forEach(Array.from({ length: 6 }), () => Effect.forkChild(seam.ask(single)))
+      yield* Effect.yieldNow
+      const closing = yield* Effect.forkChild(Scope.close(providerScope, Exit.void))
+      yield* Effect.yieldNow
+      expect(closing.pollUnsafe()).toBeUndefined()
+      expect(finalized).toBe(3)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(closing)
+      expect(finalized).toBe(6)
+      const codes = yield* Effect.forEach(asks, (fiber) => Effect.flip(Fiber.join(fiber)))
+      expect(codes.map((error) => error.code)).toEqual(Array(6).fill("PROVIDER_CLOSED"))
+    }).pipe(Effect.provide(UserInteraction.layer)))
+})
+
 describe("registration", () => {
   it.effect("refuses a second provider with DUPLICATE_PROVIDER and keeps the first", () =>
     Effect.gen(function*() {

@@ -159,7 +159,9 @@ class Slot {
           if (this.current === registration) this.current = undefined
           const children = Array.from(registration.pending)
           for (const child of children) child.interruptUnsafe(undefined, because.closed)
-          return Fiber.awaitAll(children)
+          // Most asks end inside `interruptUnsafe`; wait only for those still running finalizers.
+          const ending = children.filter((child) => child.pollUnsafe() === undefined)
+          return ending.length === 0 ? Effect.void : Fiber.awaitAll(ending)
         })
     ).pipe(Effect.asVoid)
   }
