@@ -180,8 +180,6 @@ class Slot {
 class PendingAsk extends AskWatch implements EventListenerObject {
   fiber: ProviderFiber | undefined
   aborted = false
-  /** The caller was interrupted while the provider had the ask: nothing is left to settle. */
-  callerInterrupted = false
   /** When the seam's timeout ends this ask (clock millis); undefined without a timeout. */
   deadline: number | undefined
   resumeWaiter: ((successor: Registration | undefined) => void) | undefined
@@ -218,13 +216,12 @@ class PendingAsk extends AskWatch implements EventListenerObject {
             child.addObserver((exit) => {
               registration.pending.delete(child)
               if (this.fiber === child) this.fiber = undefined
-              // Settled here, not in a step after the wait: one frame fewer held by every pending ask.
-              // The caller resumes at once, so nothing can happen in between; a caller gone is not settled.
-              if (!this.callerInterrupted) resume(this.settle(registration, exit))
+              // Settled on resuming, not in a step after the wait: one frame fewer held by every pending
+              // ask. Suspended, so that a caller gone is not settled and a throw becomes a defect.
+              resume(Effect.suspend(() => this.settle(registration, exit)))
             })
             // The caller was interrupted: by the seam's timeout once its deadline passed, else by the caller.
             return Effect.withFiber((caller) => {
-              this.callerInterrupted = true
               const timedOut = this.deadline !== undefined &&
                 caller.getRef(Clock.Clock).currentTimeMillisUnsafe() >= this.deadline
               child.interruptUnsafe(undefined, timedOut ? because.timeout : because.aborted)
