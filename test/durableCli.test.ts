@@ -4,6 +4,7 @@
  * and what only a file store has (a store that does not exist yet).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { makeStore, run } from "./support/durableCli.js"
@@ -16,6 +17,24 @@ describe("ask-user durable commands over a SQLite file", () => {
     expect(result).toEqual({ code: 0, stdout: "", stderr: "" })
     expect(existsSync(join(store.dir, "asks.db"))).toBe(false)
   })
+
+  it("a store another process holds locked past SQLite's busy timeout opens once the lock goes", async () => {
+    const store = makeStore()
+    const file = join(store.dir, "asks.db")
+    // Another process holds the new file's lock for 12 s: longer than the 10 s each statement waits.
+    const holder = spawn(process.execPath, ["-e", `
+      const db = new (require("node:sqlite").DatabaseSync)(${JSON.stringify(file)})
+      db.exec("BEGIN EXCLUSIVE"); db.exec("CREATE TABLE held (x)"); console.log("held")
+      setTimeout(() => db.exec("COMMIT"), 12000)
+    `], { stdio: ["ignore", "pipe", "ignore"] })
+    const released = new Promise((resolve) => holder.once("exit", resolve))
+    await new Promise((resolve) => holder.stdout.once("data", resolve))
+    const started = Date.now()
+    const result = await run(["pending", "--store", store.url])
+    expect(result).toEqual({ code: 0, stdout: "", stderr: "" })
+    expect(Date.now() - started).toBeGreaterThan(10_000)
+    await released
+  }, 90_000)
 
   durableCliSuite(() => makeStore())
 })

@@ -24,6 +24,7 @@ import {
   type Outcome,
   type SettledStatus
 } from "./AskWorkflow.js"
+import { retryWhileLocked } from "./retryWhileLocked.js"
 
 /** Where an ask stands: pending, or how it was settled. @since 0.2.0 */
 export type AskStatus = "pending" | SettledStatus
@@ -75,14 +76,17 @@ export class DurableStore extends Context.Service<DurableStore, {
     url: string,
     options?: { readonly runner?: boolean | undefined }
   ): Layer.Layer<DurableStore, SqlError.SqlError | DurableStoreUrlError> =>
-    Layer.effect(DurableStore, make).pipe(
-      Layer.provide(AskWorkflowLayer),
-      Layer.provide(activitiesLayer),
-      Layer.provideMerge(engineLayer(options?.runner ?? true)),
-      Layer.provide(migrations),
-      Layer.provide(sqlLayer(url))
+    retryWhileLocked(
+      Layer.effect(DurableStore, make).pipe(
+        Layer.provide(AskWorkflowLayer),
+        Layer.provide(activitiesLayer),
+        Layer.provideMerge(engineLayer(options?.runner ?? true)),
+        Layer.provide(migrations),
+        Layer.provide(sqlLayer(url))
+      )
     )
 }
+
 
 /**
  * A store URL that names no supported database.

@@ -18,8 +18,20 @@ import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
 /** How long a statement waits for another process's write lock. */
 const busyTimeoutMillis = 10_000
 
+// node:sqlite reports SQLite's result code as `errcode`; Effect's classifier reads `errno`. Without
+// it a busy database reads as an unknown error, and nothing retries it.
+const classifiable = (cause: unknown): unknown => {
+  const error = cause as { errcode?: unknown; errno?: unknown } | null
+  if (typeof error === "object" && error !== null && typeof error.errcode === "number" && error.errno === undefined) {
+    error.errno = error.errcode
+  }
+  return cause
+}
+
 const sqlError = (cause: unknown, operation: string) =>
-  new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message: `SQLite: ${String((cause as Error)?.message ?? cause)}`, operation }) })
+  new SqlError.SqlError({
+    reason: SqlError.classifySqliteError(classifiable(cause), { message: `SQLite: ${String((cause as Error)?.message ?? cause)}`, operation })
+  })
 
 // node:sqlite binds numbers, bigints, strings, bytes and null; the compiler may hand it more.
 const bindable = (value: unknown): SQLInputValue => {

@@ -1,0 +1,27 @@
+/**
+ * Opening a durable store again while another process holds its lock.
+ *
+ * @internal
+ */
+import { Effect, Exit, Layer, Schedule, Scope } from "effect"
+import { SqlError } from "effect/sql"
+
+/** Whether `error` says another process held the store's lock past the busy timeout. */
+export const isStoreLocked = (error: unknown): boolean =>
+  SqlError.isSqlError(error) && error.reason._tag === "LockTimeoutError"
+
+/**
+ * Builds `layer` again, from scratch, while it fails because the store is
+ * locked: several processes opening one new SQLite store at once (an asker,
+ * `ask-user status` polling it, answerers) each create tables and take the
+ * engine's locks, and on a loaded machine one can hold the write lock past
+ * the busy timeout. Every step of opening is idempotent; each failed attempt's
+ * resources are released before the next. Gives up after about a minute.
+ */
+export const retryWhileLocked = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+  Layer.effectContext(Effect.flatMap(Effect.scope, (scope) =>
+    Effect.retry(
+      Effect.flatMap(Scope.fork(scope), (attempt) =>
+        Layer.buildWithScope(layer, attempt).pipe(Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause))))),
+      { while: isStoreLocked, schedule: Schedule.exponential("200 millis"), times: 4 }
+    )))

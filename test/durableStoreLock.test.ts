@@ -1,0 +1,71 @@
+/**
+ * Opening a durable store while another process holds its lock: the store
+ * is built again from scratch (each failed attempt's resources released)
+ * while SQLite reports it locked, and not for any other failure.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { SqlError } from "effect/sql"
+import { retryWhileLocked } from "../src/durable/retryWhileLocked.js"
+
+class Store extends Context.Service<Store, { readonly attempt: number }>()("test/Store") {}
+
+const locked = () =>
+  new SqlError.SqlError({ reason: new SqlError.LockTimeoutError({ message: "SQLite: database is locked", cause: null }) })
+const syntax = () =>
+  new SqlError.SqlError({ reason: new SqlError.SqlSyntaxError({ message: "SQLite: near \"CREAT\": syntax error", cause: null }) })
+
+/** A store whose first `failures` builds fail with `error` after acquiring a resource. */
+const flaky = (failures: number, error: () => SqlError.SqlError) => {
+  const log = { attempts: 0, open: 0 }
+  const layer = Layer.effect(
+    Store,
+    Effect.gen(function*() {
+      const attempt = ++log.attempts
+      yield* Effect.acquireRelease(Effect.sync(() => void log.open++), () => Effect.sync(() => void log.open--))
+      if (attempt <= failures) return yield* Effect.fail(error())
+      return Store.of({ attempt })
+    })
+  )
+  return { log, layer }
+}
+
+const useStore = Effect.gen(function*() {
+  return yield* Store
+})
+
+describe("opening a locked durable store", () => {
+  it.live("builds the store again while it is locked, releasing each failed attempt", () =>
+    Effect.gen(function*() {
+      const { layer, log } = flaky(2, locked)
+      const store = yield* useStore.pipe(Effect.provide(retryWhileLocked(layer)))
+      expect(store.attempt).toBe(3)
+      expect(log).toEqual({ attempts: 3, open: 0 })
+    }))
+
+  it.live("keeps the store's resources open for as long as its layer", () =>
+    Effect.gen(function*() {
+      const { layer, log } = flaky(1, locked)
+      yield* Effect.gen(function*() {
+        yield* Store
+        expect(log.open).toBe(1)
+      }).pipe(Effect.provide(retryWhileLocked(layer)))
+      expect(log.open).toBe(0)
+    }))
+
+  it.live("fails at once for anything but a lock", () =>
+    Effect.gen(function*() {
+      const { layer, log } = flaky(1, syntax)
+      const error = yield* Effect.flip(useStore.pipe(Effect.provide(retryWhileLocked(layer))))
+      expect(error.reason._tag).toBe("SqlSyntaxError")
+      expect(log).toEqual({ attempts: 1, open: 0 })
+    }))
+
+  it.live("gives up after five locked attempts with the lock error", () =>
+    Effect.gen(function*() {
+      const { layer, log } = flaky(99, locked)
+      const error = yield* Effect.flip(useStore.pipe(Effect.provide(retryWhileLocked(layer))))
+      expect(error.reason._tag).toBe("LockTimeoutError")
+      expect(log).toEqual({ attempts: 5, open: 0 })
+    }), 15_000)
+})
