@@ -53,19 +53,14 @@ describe("opening a locked durable store", () => {
       expect(log.open).toBe(0)
     }))
 
-  it.live("fails at once for anything but a lock", () =>
+  it.live.each([
+    { name: "fails at once for anything but a lock", failures: 1, error: syntax, reason: "SqlSyntaxError", attempts: 1 },
+    { name: "gives up after five locked attempts with the lock error", failures: 99, error: locked, reason: "LockTimeoutError", attempts: 5 }
+  ])("$name", ({ attempts, error, failures, reason }) =>
     Effect.gen(function*() {
-      const { layer, log } = flaky(1, syntax)
-      const error = yield* Effect.flip(useStore.pipe(Effect.provide(retryWhileLocked(layer))))
-      expect(error.reason._tag).toBe("SqlSyntaxError")
-      expect(log).toEqual({ attempts: 1, open: 0 })
-    }))
-
-  it.live("gives up after five locked attempts with the lock error", () =>
-    Effect.gen(function*() {
-      const { layer, log } = flaky(99, locked)
-      const error = yield* Effect.flip(useStore.pipe(Effect.provide(retryWhileLocked(layer))))
-      expect(error.reason._tag).toBe("LockTimeoutError")
-      expect(log).toEqual({ attempts: 5, open: 0 })
+      const { layer, log } = flaky(failures, error)
+      const failure = yield* Effect.flip(useStore.pipe(Effect.provide(retryWhileLocked(layer))))
+      expect(failure.reason._tag).toBe(reason)
+      expect(log).toEqual({ attempts, open: 0 })
     }), 15_000)
 })
