@@ -87,7 +87,6 @@ export class DurableStore extends Context.Service<DurableStore, {
     )
 }
 
-
 /**
  * A store URL that names no supported database.
  *

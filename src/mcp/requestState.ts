@@ -7,7 +7,7 @@
  *
  * The SDK's `createRequestStateCodec` does the same through WebCrypto, whose
  * every `sign` and `verify` is an asynchronous job: that cost `ask-user mcp`
- * a sixth of its CPU per tool call (docs/decisions/047). `node:crypto`'s HMAC
+ * 12–14 % of its CPU per tool call (docs/decisions/047). `node:crypto`'s HMAC
  * is synchronous. The wire form is the SDK's (`v1.<body>.<tag>`).
  *
  * @internal
