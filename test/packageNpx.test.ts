@@ -4,12 +4,20 @@
  * into its own cache and runs the bin.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { rmSync } from "node:fs"
+import { existsSync, readdirSync, rmSync } from "node:fs"
+import { join } from "node:path"
 import { npm, packTarball } from "./support/pack.js"
+
+/** The directories of npm's `npx` cache (one per package list run through `npm exec`). */
+const npxInstalls = (): Set<string> => {
+  const root = join(npm(["config", "get", "cache"], process.cwd()).trim(), "_npx")
+  return new Set(existsSync(root) ? readdirSync(root).map((name) => join(root, name)) : [])
+}
 
 describe("the published program", () => {
   it("runs through npx -p <tarball>", { timeout: 480_000 }, () => {
     const { dir, tarball } = packTarball("eui-npx-")
+    const before = npxInstalls()
     try {
       // --prefer-offline: the dependencies are in npm's cache from this checkout's own install.
       const version = npm(["exec", "--yes", "--prefer-offline", `--package=${tarball}`, "--", "ask-user", "--version"], dir)
@@ -18,6 +26,13 @@ describe("the published program", () => {
       expect(help).toContain("ask-user")
     } finally {
       rmSync(dir, { recursive: true, force: true })
+      // Each run's tarball is a new package to npx: its install (about 115 MB) would stay in the
+      // cache for good. Remove the one this run made, and only if it holds this package.
+      for (const install of npxInstalls()) {
+        if (!before.has(install) && existsSync(join(install, "node_modules", "effect-user-interaction"))) {
+          rmSync(install, { recursive: true, force: true })
+        }
+      }
     }
   })
 })
