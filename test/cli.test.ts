@@ -211,7 +211,16 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
   })
 
   it("a usage error prints one line and a hint on stderr, nothing on stdout, exit 2, in every mode", async () => {
-    const cases = [["--bogus"], ["--timeout", "banana", files["request.json"]!], ["mcp", "--bogus"], ["acp", "--timeout", "banana"], ["demo", "--nope"]]
+    const cases = [
+      ["--bogus"],
+      ["--timeout", "banana", files["request.json"]!],
+      ["mcp", "--bogus"],
+      ["acp", "--timeout", "banana"],
+      ["demo", "--nope"],
+      // A flag that would do nothing (flagRules.ts): no page would open, nothing would be asked.
+      ["--durable", "--web", files["request.json"]!],
+      ["--port", "8080", files["request.json"]!]
+    ]
     const results = await Promise.all(cases.map((args) => runWith(args)))
     results.forEach((result, i) => {
       expect({ args: cases[i], code: result.code, stdout: result.stdout }).toEqual({ args: cases[i], code: 2, stdout: "" })
@@ -224,6 +233,8 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
       "ask-user: --timeout \"banana\" is not valid: expected a duration such as 30s, 5m, 1h or \"5 minutes\"."
     )
     expect(results[2]!.stderr).toContain("Try 'ask-user mcp --help'.")
+    expect(results[5]!.stderr).toContain("ask-user: --web does not apply with --durable")
+    expect(results[6]!.stderr).toContain("ask-user: --port only applies with --web.")
   })
 
   it("the usage line does not make the subcommand look required", async () => {

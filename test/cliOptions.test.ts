@@ -15,6 +15,7 @@ import {
 } from "../src/UserInteractionError.js"
 import { answerItem, isAnswerJson } from "../src/cli/answersFile.js"
 import { describeFailure, exitCodeFor, exitCodeForCause } from "../src/cli/exitCodes.js"
+import { inapplicableFlag, type RootFlags } from "../src/cli/flagRules.js"
 import { parseTimeout } from "../src/cli/options.js"
 
 const millis = (text: string) => Option.map(parseTimeout(text), Duration.toMillis)
@@ -34,6 +35,42 @@ describe("ask-user flags", () => {
     for (const text of ["soon", "", "0s", "0 seconds", "-1s", "Infinity", "5 mins", "m5", "5x"]) {
       expect(parseTimeout(text)).toEqual(Option.none())
     }
+  })
+})
+
+describe("ask-user flags that cannot apply", () => {
+  const booleans = ["web", "terminal", "durable"] as const
+  const optionals = ["port", "host", "token", "answers", "timeout", "store", "askId", "expires"] as const
+  const flagsOf = (given: ReadonlySet<string>): RootFlags => ({
+    ...Object.fromEntries(booleans.map((name) => [name, given.has(name)])),
+    ...Object.fromEntries(optionals.map((name) => [name, given.has(name) ? Option.some("x") : Option.none()]))
+  }) as unknown as RootFlags
+  const spelling = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+
+  it("every combination of the eleven flags: refused exactly when one of them would do nothing, naming it", () => {
+    const names: ReadonlyArray<string> = [...booleans, ...optionals]
+    for (let mask = 0; mask < 1 << names.length; mask++) {
+      const given = new Set(names.filter((_, i) => (mask & (1 << i)) !== 0))
+      const has = (name: string) => given.has(name)
+      const idle = (has("durable") && ["web", "terminal", "answers", "timeout"].some(has)) ||
+        (!has("durable") && ["store", "askId", "expires"].some(has)) ||
+        (!has("web") && ["terminal", "port", "host", "token"].some(has))
+      const message = inapplicableFlag(flagsOf(given))
+      expect({ given: [...given], refused: message !== undefined }).toEqual({ given: [...given], refused: idle })
+      if (message !== undefined) expect([...given].map(spelling)).toContain(message.split(" ")[0])
+    }
+  })
+
+  it("says what to do instead", () => {
+    expect(inapplicableFlag(flagsOf(new Set(["durable", "web"])))).toBe(
+      "--web does not apply with --durable: its asker only waits; show the question with 'ask-user inbox --web'."
+    )
+    expect(inapplicableFlag(flagsOf(new Set(["durable", "answers"])))).toContain("'ask-user answer ID FILE'")
+    expect(inapplicableFlag(flagsOf(new Set(["durable", "timeout"])))).toContain("use --expires")
+    expect(inapplicableFlag(flagsOf(new Set(["port"])))).toBe("--port only applies with --web.")
+    expect(inapplicableFlag(flagsOf(new Set(["askId"])))).toBe("--ask-id only applies with --durable.")
+    // --answers answers instead of asking, before any surface (decision 055): --web beside it is allowed.
+    expect(inapplicableFlag(flagsOf(new Set(["web", "terminal", "port", "answers", "timeout"])))).toBeUndefined()
   })
 })
 

@@ -25,6 +25,7 @@ import { acpCommand } from "./acpCommand.js"
 import { demoCommand } from "./demoCommand.js"
 import { durableCommands, durableFlags } from "./durableCommands.js"
 import { exitCodeForCause, printFailure } from "./exitCodes.js"
+import { inapplicableFlag } from "./flagRules.js"
 import { mcpCommand } from "./mcpCommand.js"
 import * as Options from "./options.js"
 import { runMain } from "./signals.js"
@@ -50,6 +51,11 @@ const askUser = Command.make("ask-user", {
       "128 + n on signal n (130 Ctrl+C or SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT);\n" +
       "durable commands: 5 not pending, 6 unknown id."
   ),
+  // A flag that cannot apply is a usage error (exit 2), not silently ignored.
+  Command.validate((config) => {
+    const message = inapplicableFlag(config)
+    return message === undefined ? Effect.void : Effect.fail(new CliError.ValidationError({ message }))
+  }),
   Command.withSubcommands([demoCommand, acpCommand, mcpCommand, ...durableCommands])
 )
 
