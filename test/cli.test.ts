@@ -219,7 +219,8 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
       ["demo", "--nope"],
       // A flag that would do nothing (flagRules.ts): no page would open, nothing would be asked.
       ["--durable", "--web", files["request.json"]!],
-      ["--port", "8080", files["request.json"]!]
+      ["--port", "8080", files["request.json"]!],
+      ["inbox", "--port", "8080"]
     ]
     const results = await Promise.all(cases.map((args) => runWith(args)))
     results.forEach((result, i) => {
@@ -235,6 +236,7 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(results[2]!.stderr).toContain("Try 'ask-user mcp --help'.")
     expect(results[5]!.stderr).toContain("ask-user: --web does not apply with --durable")
     expect(results[6]!.stderr).toContain("ask-user: --port only applies with --web.")
+    expect(results[7]!.stderr).toBe("ask-user: --port only applies with --web.\nTry 'ask-user inbox --help'.\n")
   })
 
   it("the usage line does not make the subcommand look required", async () => {

@@ -11,6 +11,7 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { refuse, webOnlyFlag } from "./flagRules.js"
 import * as Options from "./options.js"
 import { webFlags } from "./webFlags.js"
 
@@ -97,6 +98,7 @@ const inboxCommand = Command.make("inbox", {
   bell: Options.bell,
   ...webFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
+  Command.validate(refuse(webOnlyFlag)),
   Command.withDescription(
     "Serve the pending durable asks, and new ones, to a human until interrupted: on the terminal, or with --web in a " +
       "web page (--web --terminal: both)."

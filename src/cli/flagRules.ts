@@ -6,6 +6,8 @@
  *
  * @since 0.2.0
  */
+import * as CliError from "effect/cli/CliError"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { WebFlags } from "./webFlags.js"
 
@@ -28,8 +30,20 @@ const firstGiven = (flags: ReadonlyArray<readonly [string, Option.Option<unknown
   flags.find(([, value]) => Option.isSome(value))?.[0]
 
 /**
- * The usage message for the first flag that cannot apply with the others;
- * undefined when they all can.
+ * `--port`, `--host` or `--token` given without `--web`, as a usage message.
+ * (`inbox` has these flags too; there `--terminal` alone is its default surface.)
+ *
+ * @since 0.2.0
+ */
+export const webOnlyFlag = (flags: WebFlags): string | undefined => {
+  if (flags.web) return undefined
+  const given = firstGiven([["--port", flags.port], ["--host", flags.host], ["--token", flags.token]])
+  return given === undefined ? undefined : `${given} only applies with --web.`
+}
+
+/**
+ * The usage message for the first flag of the root command that cannot apply
+ * with the others; undefined when they all can.
  *
  * @since 0.2.0
  */
@@ -49,10 +63,18 @@ export const inapplicableFlag = (flags: RootFlags): string | undefined => {
     const given = firstGiven([["--store", flags.store], ["--ask-id", flags.askId], ["--expires", flags.expires]])
     if (given !== undefined) return `${given} only applies with --durable.`
   }
-  if (!flags.web) {
-    if (flags.terminal) return "--terminal only applies with --web: without it, ask-user asks on the terminal anyway."
-    const given = firstGiven([["--port", flags.port], ["--host", flags.host], ["--token", flags.token]])
-    if (given !== undefined) return `${given} only applies with --web.`
-  }
-  return undefined
+  if (!flags.web && flags.terminal) return "--terminal only applies with --web: without it, ask-user asks on the terminal anyway."
+  return webOnlyFlag(flags)
+}
+
+/**
+ * A `Command.validate` check from one of these rules: its message becomes a
+ * usage error (one line and a hint on stderr, exit 2).
+ *
+ * @since 0.2.0
+ */
+export const refuse = <A>(rule: (flags: A) => string | undefined) =>
+<Input extends A>(flags: Input): Effect.Effect<void, CliError.CliError> => {
+  const message = rule(flags)
+  return message === undefined ? Effect.void : Effect.fail(new CliError.ValidationError({ message }))
 }

@@ -25,7 +25,7 @@ import { acpCommand } from "./acpCommand.js"
 import { demoCommand } from "./demoCommand.js"
 import { durableCommands, durableFlags } from "./durableCommands.js"
 import { exitCodeForCause, printFailure } from "./exitCodes.js"
-import { inapplicableFlag } from "./flagRules.js"
+import { inapplicableFlag, refuse } from "./flagRules.js"
 import { mcpCommand } from "./mcpCommand.js"
 import * as Options from "./options.js"
 import { runMain } from "./signals.js"
@@ -52,10 +52,7 @@ const askUser = Command.make("ask-user", {
       "durable commands: 5 not pending, 6 unknown id."
   ),
   // A flag that cannot apply is a usage error (exit 2), not silently ignored.
-  Command.validate((config) => {
-    const message = inapplicableFlag(config)
-    return message === undefined ? Effect.void : Effect.fail(new CliError.ValidationError({ message }))
-  }),
+  Command.validate(refuse(inapplicableFlag)),
   Command.withSubcommands([demoCommand, acpCommand, mcpCommand, ...durableCommands])
 )
 
