@@ -40,8 +40,13 @@ const askCounter = (outcome: AskOutcome): Metric.Counter<number> => {
 /** How an ask's exit reads as an outcome; an interrupted caller counts as aborted. */
 export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): AskOutcome => {
   if (Exit.isSuccess(exit)) return "answered"
-  const error = Cause.findErrorOption(exit.cause)
-  if (error._tag === "Some" && error.value instanceof HarnessError) return error.value.code as ErrorCode
+  // The first typed error decides, read in place: every closed ask passes here, and
+  // `Cause.findErrorOption` would allocate twice for each.
+  for (const reason of exit.cause.reasons) {
+    if (Cause.isFailReason(reason)) {
+      return reason.error instanceof HarnessError ? reason.error.code as ErrorCode : "PROVIDER_FAILED"
+    }
+  }
   return Cause.hasInterruptsOnly(exit.cause) ? "ASK_ABORTED" : "PROVIDER_FAILED"
 }
 

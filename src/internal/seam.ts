@@ -37,7 +37,8 @@ interface Registration {
   readonly provider: Provider
   readonly pending: Set<ProviderFiber>
   closing: boolean
-  closedError: ProviderClosed | undefined
+  /** The failure of every ask this registration leaves behind when it closes, made once. */
+  closedFailure: Effect.Effect<never, ProviderClosed> | undefined
 }
 
 /** The options of `UserInteraction.layerConfig`. */
@@ -148,7 +149,7 @@ class Slot {
     return Effect.acquireRelease(
       Effect.suspend(() => {
         if (this.current !== undefined) return Effect.fail(new DuplicateProvider())
-        const registration: Registration = { provider, pending: new Set(), closing: false, closedError: undefined }
+        const registration: Registration = { provider, pending: new Set(), closing: false, closedFailure: undefined }
         this.current = registration
         for (const waiter of this.successorWaiters) waiter.wake(registration)
         return Effect.succeed(registration)
@@ -157,11 +158,10 @@ class Slot {
         Effect.suspend(() => {
           registration.closing = true
           if (this.current === registration) this.current = undefined
-          const children = Array.from(registration.pending)
-          for (const child of children) child.interruptUnsafe(undefined, because.closed)
-          // Most asks end inside `interruptUnsafe`; wait only for those still running finalizers.
-          const ending = children.filter((child) => child.pollUnsafe() === undefined)
-          return ending.length === 0 ? Effect.void : Fiber.awaitAll(ending)
+          // Most asks end inside `interruptUnsafe`, and their exit removes them from the set (a Set
+          // may lose entries while it is iterated): what is left still runs finalizers; wait for those.
+          for (const child of registration.pending) child.interruptUnsafe(undefined, because.closed)
+          return registration.pending.size === 0 ? Effect.void : Fiber.awaitAll(Array.from(registration.pending))
         })
     ).pipe(Effect.asVoid)
   }
@@ -262,8 +262,9 @@ class PendingAsk extends AskWatch implements EventListenerObject {
 
   /** The provider closed under this ask: wait up to the hand-over window for a successor to ask again. */
   handOver(closed: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
-    // One error for every ask the closing provider leaves behind: closing 100k asks stays cheap.
-    const providerClosed = Effect.fail(closed.closedError ??= new ProviderClosed())
+    // One error, and one failing effect, for every ask the closing provider leaves behind: a
+    // failure made per ask was a tenth of what closing 100k pending asks costs.
+    const providerClosed = closed.closedFailure ??= Effect.fail(new ProviderClosed())
     const slot = this.slot
     if (slot.handoverMillis <= 0 || slot.closed) return providerClosed
     if (slot.current !== undefined) return this.run(slot.current)
