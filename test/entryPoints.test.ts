@@ -3,8 +3,8 @@
  * protocol SDK, no HTTP server and no terminal code; importing a surface loads
  * no other surface's dependencies. Each import runs in a fresh Node process
  * against the built package, and the loaded modules are read back from Node's
- * own module registry (`process.moduleLoadList` for built-ins, the ESM loader's
- * resolved URLs for files).
+ * own module registry (`process.moduleLoadList` for built-ins) and its resolve
+ * hooks (the URLs of files, imported or required).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
@@ -14,21 +14,15 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 
 /** The module URLs and built-ins loaded by importing `specifier` from the built package. */
 const loadedBy = (specifier: string, then = ""): ReadonlyArray<string> => {
-  // A loader hook (in its own thread) posts every URL the import resolves back to the main thread.
+  // A synchronous resolve hook (module.registerHooks, in this thread; it sees require() too)
+  // records every URL the import resolves. The off-thread loader of module.register did the
+  // same at twice the CPU per process.
   const script = `
-    import { register } from "node:module"
-    import { MessageChannel } from "node:worker_threads"
-    const { port1, port2 } = new MessageChannel()
+    import { registerHooks } from "node:module"
     const seen = []
-    port1.on("message", (url) => seen.push(url))
-    register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(`
-      let port
-      export function initialize(data) { port = data.port }
-      export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r }`)}`)}, { data: { port: port2 }, transferList: [port2] })
+    registerHooks({ resolve(s, c, next) { const r = next(s, c); seen.push(r.url); return r } })
     const imported = await import(${JSON.stringify(specifier)})
     ${then}
-    await new Promise((r) => setTimeout(r, 50))
-    port1.close()
     const builtins = process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => "node:" + m.slice(13))
     process.stdout.write(JSON.stringify([...seen, ...builtins]))
   `
