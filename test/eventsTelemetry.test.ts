@@ -73,6 +73,35 @@ describe("span per ask", () => {
     }).pipe(Effect.provide(UserInteraction.layerWith(provider)), Effect.withTracer(tracer))
   })
 
+  it.effect("the ask's span gets the annotations, links, timing and trace level in force, as Effect's own spans do", () => {
+    const { spans, tracer } = memoryTracer()
+    return Effect.gen(function*() {
+      const session = yield* Effect.makeSpan("session")
+      yield* UserInteraction.ask({ ...single, id: "go-now" }).pipe(
+        Effect.annotateSpans({ "tenant.id": "acme" }),
+        Effect.linkSpans(session, { relationship: "follows" })
+      )
+      const [span] = byName(spans, "UserInteraction.ask")
+      expect(span?.attributes.get("tenant.id")).toBe("acme")
+      expect(span?.attributes.get("ask.id")).toBe("go-now")
+      expect(span?.links).toEqual([{ span: session, attributes: { relationship: "follows" } }])
+
+      // With span timing off, Effect's spans carry no times; the ask's span neither.
+      yield* UserInteraction.ask({ ...single, id: "go-now" }).pipe(Effect.withTracerTiming(false))
+      const untimed = byName(spans, "UserInteraction.ask")[1]
+      expect(untimed?.status).toMatchObject({ _tag: "Ended", startTime: 0n, endTime: 0n })
+
+      // Below the minimum trace level, Effect's spans go unsampled; the ask's span too.
+      yield* UserInteraction.ask({ ...single, id: "go-now" }).pipe(
+        Effect.provideService(Tracer.MinimumTraceLevel, "Warn")
+      )
+      expect(byName(spans, "UserInteraction.ask").map((span) => span.sampled)).toEqual([true, true, false])
+    }).pipe(
+      Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.succeed(singleAnswer)))),
+      Effect.withTracer(tracer)
+    )
+  })
+
   it.effect("an ask the seam rejects still gets a span with its outcome", () => {
     const { spans, tracer } = memoryTracer()
     return Effect.gen(function*() {

@@ -7,8 +7,8 @@
  *
  * @internal
  */
-import { Cause, Clock, Context, Effect, Exit, type Fiber, Metric, PubSub, References, Stream, Tracer } from "effect"
-import type { AskEvent, AskOutcome } from "../AskEvent.js"
+import { Cause, Clock, Context, Effect, Exit, type Fiber, LogLevel, Metric, PubSub, References, Stream, Tracer } from "effect"
+import type { AskedRequest, AskEvent, AskOutcome } from "../AskEvent.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { type ErrorCode, HarnessError } from "../UserInteractionError.js"
 
@@ -62,25 +62,34 @@ const askIdOf = (request: unknown): string => {
 
 /**
  * Records the ask's span through the fiber's `Tracer`: made when the ask
- * ends and backdated to its start, under the caller's current span. A
- * pending ask then holds no span (a seam may hold very many pending asks),
- * at the price of the provider's own spans not nesting under this one.
+ * ends and backdated to its start, under the caller's current span. It gets
+ * what Effect's own spans get from where they are made: the annotations and
+ * links of `Effect.annotateSpans`/`Effect.linkSpans`, span timing, and the
+ * trace levels that decide sampling. A pending ask then holds no span (a
+ * seam may hold very many pending asks), at the price of the provider's own
+ * spans not nesting under this one.
  */
 const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome: AskOutcome): void => {
-  if (watch.startTime === undefined) return
+  const tracer = watch.tracer
+  if (tracer === undefined) return
   const fiber = watch.caller
-  const tracer = fiber.getRef(Tracer.Tracer)
   const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
+  const links = fiber.getRef(References.TracerSpanLinks)
   const span = tracer.span({
     name: spanName,
     parent,
     annotations: Context.empty(),
-    links: [],
+    // A span may add links to its own array: it gets a copy, never the fiber's.
+    links: links.length === 0 ? [] : links.slice(),
     startTime: watch.startTime,
     kind: "internal",
     root: false,
-    sampled: parent._tag === "None" || parent.value.sampled
+    // As Effect's spans: an unsampled parent, or a trace level under the minimum, leaves it unsampled.
+    sampled: (parent._tag === "None" || parent.value.sampled) &&
+      !LogLevel.isGreaterThan(fiber.getRef(Tracer.MinimumTraceLevel), fiber.getRef(Tracer.CurrentTraceLevel))
   })
+  const annotations = fiber.getRef(References.TracerSpanAnnotations)
+  for (const key in annotations) span.attribute(key, annotations[key])
   // The request may not even decode: read what it has.
   const { agent, questions } = (watch.request ?? {}) as { agent?: { id?: unknown }; questions?: unknown }
   span.attribute("ask.id", watch.id)
@@ -88,7 +97,7 @@ const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome:
   if (Array.isArray(questions)) span.attribute("ask.questions", questions.length)
   span.attribute("ask.outcome", outcome)
   if (watch.surface !== undefined) span.attribute("ask.surface", watch.surface)
-  span.end(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(), exit)
+  span.end(watch.spanClock?.currentTimeNanosUnsafe() ?? 0n, exit)
 }
 
 /**
@@ -141,13 +150,16 @@ export class AskEvents {
 }
 
 /**
- * Whether an ask on `fiber` gets a span: only when tracing is on and the
- * tracer is not Effect's default one, which keeps its spans in memory and
+ * The tracer an ask on `fiber` makes its span with: none when tracing is off
+ * or the tracer is Effect's default one, which keeps its spans in memory and
  * exports them nowhere (closing 100,000 asks would make 100,000 spans that
  * nobody sees).
  */
-const tracesTo = (fiber: FiberView): boolean =>
-  fiber.getRef(References.TracerEnabled) && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+const spanTracer = (fiber: FiberView): Tracer.Tracer | undefined => {
+  if (!fiber.getRef(References.TracerEnabled)) return undefined
+  const tracer = fiber.getRef(Tracer.Tracer)
+  return tracer === Tracer.nativeTracer ? undefined : tracer
+}
 
 /**
  * One ask's report in the making; the seam's pending ask extends it, so that
@@ -155,8 +167,12 @@ const tracesTo = (fiber: FiberView): boolean =>
  * is pending: the id is made, and the span recorded, when first needed.
  */
 export class AskWatch {
-  /** Clock nanos when the ask started; undefined when the ask gets no span. */
-  readonly startTime: bigint | undefined
+  /** The tracer of the ask's span; undefined when the ask gets no span. */
+  readonly tracer: Tracer.Tracer | undefined
+  /** The clock that times the span; undefined without a span or with span timing off. */
+  readonly spanClock: Clock.Clock | undefined
+  /** When the ask started by `spanClock`, in nanos; 0 without it, as Effect's untimed spans. */
+  readonly startTime: bigint
   /** Clock millis when the ask reached a provider; undefined before. */
   reachedAt: number | undefined
   /** The surface that settled the ask; undefined when the seam ended it. */
@@ -164,7 +180,12 @@ export class AskWatch {
   #id: string | undefined
 
   constructor(readonly request: AskUserQuestionRequest, readonly events: AskEvents, readonly caller: FiberView) {
-    this.startTime = tracesTo(caller) ? caller.getRef(Clock.Clock).currentTimeNanosUnsafe() : undefined
+    // Read once here, not again when the span is made: the caller's context does not change.
+    this.tracer = spanTracer(caller)
+    this.spanClock = this.tracer !== undefined && caller.getRef(References.TracerTimingEnabled)
+      ? caller.getRef(Clock.Clock)
+      : undefined
+    this.startTime = this.spanClock?.currentTimeNanosUnsafe() ?? 0n
   }
 
   /** The request's `id`, else one made for this ask. */
@@ -179,7 +200,7 @@ export class AskWatch {
     this.reachedAt = now
     metrics.pending.modifyUnsafe(1, fiber.context)
     if (this.events.subscribers > 0) {
-      this.events.publish({ _tag: "Asked", id: this.id, request: withoutSignal(this.request), at: new Date(now) }, fiber)
+      this.events.publish({ _tag: "Asked", id: this.id, request: askedRequest(this.request), at: new Date(now) }, fiber)
     }
   }
 
@@ -210,7 +231,11 @@ export class AskWatch {
 /** The asking fiber: its clock and its metric registry. */
 type FiberView = Fiber.Fiber<any, any>
 
-const withoutSignal = (request: AskUserQuestionRequest) => {
-  const { signal: _, ...data } = request
-  return data
-}
+/**
+ * The request as `Asked` carries it: the fields of `AskedRequest`, without the
+ * signal. Built field by field: a rest copy took several times as long.
+ */
+const askedRequest = ({ questions, agent, id }: AskUserQuestionRequest): AskedRequest =>
+  agent === undefined
+    ? id === undefined ? { questions } : { questions, id }
+    : id === undefined ? { questions, agent } : { questions, agent, id }
