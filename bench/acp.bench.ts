@@ -7,7 +7,10 @@
  * decoding and no answer checks.
  *
  * Honest pairing: both agents are subprocesses of this run, warmed up with
- * 200 turns each before anything is measured; each round runs both agents
+ * 5,000 sequential and 5,000 concurrent turns each before anything is
+ * measured (both agents' CPU per turn still falls for thousands of turns:
+ * the JIT; the first 500 turns are printed apart as the cold cost); each
+ * round runs both agents
  * back to back (their order alternating) and yields one ratio per round, so
  * a busy moment on the machine falls on both sides of a ratio. The table
  * shows the median of those paired ratios, next to each agent's CPU time
@@ -145,21 +148,24 @@ const measure = async (agent: Awaited<ReturnType<typeof connectTo>>, n: number, 
 }
 
 const main = async () => {
-  const warmUpTurns = 200
-  const sequentialTurns = 500
-  const concurrentTurns = 1_500
-  const rounds = 7
+  const warmUpTurns = 5_000
+  const coldTurns = 500
+  const sequentialTurns = 1_500
+  const concurrentTurns = 4_500
+  const rounds = 9
   const agents = [
     { name: "bare SDK agent (baseline)", args: [import.meta.filename, "--baseline-agent"] },
     { name: "ask-user acp", args: ["dist/bin/ask-user.js", "acp"] }
   ]
   const connected = await Promise.all(agents.map((a) => connectTo(a.args)))
   type Run = { readonly rate: number; readonly cpuPerTurn: number }
+  const cold: Array<Run> = []
   const runs = agents.map(() => ({ sequential: [] as Array<Run>, concurrent: [] as Array<Run> }))
   try {
-    // Both agents warmed up (JIT, caches) before anything counts.
-    for (const agent of connected) {
-      await agent.sequential(warmUpTurns)
+    // Both agents warmed up (JIT, caches) before anything counts; the first turns are the cold cost.
+    for (const [i, agent] of connected.entries()) {
+      cold[i] = await measure(agent, coldTurns, agent.sequential)
+      await agent.sequential(warmUpTurns - coldTurns)
       await agent.concurrent(warmUpTurns)
     }
     for (let round = 0; round < rounds; round++) {
@@ -208,7 +214,10 @@ const main = async () => {
   )
   process.stdout.write(
     `${warmUpTurns} + ${warmUpTurns} warm-up turns per agent, then ${rounds} paired rounds of ${sequentialTurns} sequential turns ` +
-      `and ${concurrentTurns} turns over 50 sessions; medians over the rounds, ratios paired round by round.\n`
+      `and ${concurrentTurns} turns over 50 sessions; medians over the rounds, ratios paired round by round.\n` +
+      `Cold, the first ${coldTurns} sequential turns of a fresh agent: ` +
+      agents.map(({ name }, i) => `${name} ${rate(cold[i]!.rate)} turns/s, ${(cold[i]!.cpuPerTurn * 1e6).toFixed(0)} µs CPU per turn`)
+        .join("; ") + ".\n"
   )
 }
 
