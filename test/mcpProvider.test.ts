@@ -11,10 +11,10 @@ import { type AskUserQuestionAnswer, AskUserQuestionItem, type AskUserQuestionRe
 import { McpProvider } from "effect-user-interaction/mcp"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import { vi } from "vitest"
-import { sdkRequestTimeoutMillis } from "../src/mcp/elicit.js"
+import { brief, causeOf, sdkRequestTimeoutMillis } from "../src/mcp/elicit.js"
 import { serveAskUser } from "../src/mcp/server.js"
 import { toContent20250618 } from "../src/mcp/form20250618.js"
-import { connectClient, eras, type Human, inProcess, recordedPair, type Reply, waitFor } from "./support/mcpClient.js"
+import { connectClient, eras, type Human, inProcess, rawClient, recordedPair, type Reply, waitFor } from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const accept = (content: Record<string, unknown>): Reply => ({ action: "accept", content })
@@ -496,4 +496,126 @@ describe("McpProvider across protocol eras (in process)", () => {
       const rounds = pair.sent.filter((m: any) => m.result?.resultType === "input_required")
       expect(rounds).toHaveLength(2)
     }))
+})
+
+describe("replies no SDK client would send (JSON-RPC written by hand)", () => {
+  const outcomeOf = (response: { result?: any }) => ({
+    isError: response.result?.isError === true,
+    json: JSON.parse(response.result.content[0].text)
+  })
+
+  it.live.each([
+    ["never answers the ping", "no reply" as const],
+    ["answers the ping with an error", { error: { code: -32601, message: "Method not found" } }]
+  ] as const)("a client that %s still gets the first form, and its answer counts", ([, pingReply]) =>
+    Effect.gen(function*() {
+      const client = yield* rawClient("2025-11-25", (method) =>
+        method === "ping" ? pingReply : { result: { action: "accept", content: toElicitationContent(single, singleAnswer) } })
+      const outcome = outcomeOf(yield* Effect.promise(() => client.ask(single)))
+      expect(outcome).toEqual({ isError: false, json: singleAnswer })
+      expect(client.requests.map((r) => r.method)).toEqual(["ping", "elicitation/create"])
+    }))
+
+  it.live.each(["2025-11-25", "2025-06-18"] as const)(
+    "%s: accepted content of the wrong shape is INVALID_ANSWER naming the field, as on 2026-07-28",
+    (era) =>
+      Effect.gen(function*() {
+        let content: unknown
+        const client = yield* rawClient(era, (method) =>
+          method === "ping" ? { result: {} } : { result: { action: "accept", content } })
+        for (const [sent, field] of [[{ question_1: { a: 1 } }, "question_1"], ["yes", "content"], [{ question_1_custom: 7 }, "question_1_custom"]] as const) {
+          content = sent
+          const outcome = outcomeOf(yield* Effect.promise(() => client.ask(single)))
+          expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+          expect(outcome.json.message).toContain(field)
+        }
+      })
+  )
+
+  it.live("2025-06-18: a checkbox sent as anything but true or false is INVALID_ANSWER, not a silent skip", () =>
+    Effect.gen(function*() {
+      let box: unknown
+      const client = yield* rawClient("2025-06-18", (method) =>
+        method === "ping"
+          ? { result: {} }
+          : { result: { action: "accept", content: { question_2_option_1: box, question_3: "atlas" } } })
+      for (const sent of ["true", "yes", 1]) {
+        box = sent
+        const outcome = outcomeOf(yield* Effect.promise(() => client.ask(batch)))
+        expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+        expect(outcome.json.message).toContain("question_2_option_1")
+      }
+      box = true
+      expect(outcomeOf(yield* Effect.promise(() => client.ask(batch))).json.answers[1]).toEqual({ id: "features", selected: ["auth"] })
+    }))
+
+  it.live("a reply with no known action is PROVIDER_FAILED saying so in one short line, without a validator dump", () =>
+    Effect.gen(function*() {
+      const client = yield* rawClient("2025-11-25", (method) =>
+        method === "ping" ? { result: {} } : { result: { action: "maybe" } })
+      const outcome = outcomeOf(yield* Effect.promise(() => client.ask(single)))
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
+      expect(outcome.json.message).toMatch(/^The MCP client's reply to the form is malformed: .*action/)
+      expect(outcome.json.message).not.toMatch(/[[{]\s*[{"]/)
+    }))
+
+  it.live("2026-07-28: accepted content that is not an object is INVALID_ANSWER, not a form left empty", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ era: "2026-07-28" })
+      const first: any = yield* Effect.promise(() =>
+        h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
+      )
+      const retry: any = yield* Effect.promise(() =>
+        h.sdk.callTool(
+          { name: "ask_user_question", arguments: single, inputResponses: { ask: { action: "accept", content: "yes" } }, requestState: first.requestState },
+          { allowInputRequired: true }
+        )
+      )
+      expect(retry.isError).toBe(true)
+      expect(errorCode(JSON.parse(retry.content[0].text))).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+    }))
+
+  it.live("2026-07-28: a requestState retried with other arguments is refused, and still answers its own call", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ era: "2026-07-28" })
+      const first: any = yield* Effect.promise(() =>
+        h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
+      )
+      const yes = { ask: { action: "accept", content: { question_1: "yes" } } }
+      const other = { questions: [{ id: "other", question: "Something else?" }] }
+      const refused = yield* Effect.promise(() =>
+        h.sdk.callTool(
+          { name: "ask_user_question", arguments: other, inputResponses: yes, requestState: first.requestState },
+          { allowInputRequired: true }
+        ).then(() => undefined, (error: any) => ({ code: error.code, data: error.data }))
+      )
+      expect(refused).toEqual({ code: -32602, data: { reason: "request_state_of_another_call" } })
+      // The same arguments with their keys in another order are the same call.
+      const reordered = { questions: [{ options: single.questions[0]!.options, question: single.questions[0]!.question, id: "go" }] }
+      const answered: any = yield* Effect.promise(() =>
+        h.sdk.callTool(
+          { name: "ask_user_question", arguments: reordered, inputResponses: yes, requestState: first.requestState },
+          { allowInputRequired: true }
+        )
+      )
+      expect(JSON.parse(answered.content[0].text)).toEqual(singleAnswer)
+    }))
+})
+
+describe("failure messages for a model", () => {
+  it("keep model text that spans lines, on one line", () => {
+    expect(brief('The question "x\ny" repeats the label "a\n\tb".')).toBe('The question "x y" repeats the label "a b".')
+    expect(brief("x".repeat(400))).toHaveLength(300)
+  })
+
+  it("name a validator dump's first issue and where it points, not the dump", () => {
+    const dump = JSON.stringify([{ code: "invalid_union", path: ["content", "question_1"], message: "Invalid input" }], null, 2)
+    expect(causeOf(`Invalid result for elicitation/create: ${dump}`)).toBe(
+      "Invalid result for elicitation/create: Invalid input at content.question_1"
+    )
+    expect(causeOf(`MCP error -32603: ${JSON.stringify([{ code: "x" }])}`)).toBe("MCP error -32603")
+    expect(causeOf("The connection closed.")).toBe("The connection closed.")
+    // A zod error's own message is nothing but the dump.
+    expect(causeOf(dump)).toBe("Invalid input at content.question_1")
+  })
 })

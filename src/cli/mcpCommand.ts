@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { type Duration, Effect, Option } from "effect"
-import { Command } from "effect/cli"
+import { Command, Flag } from "effect/cli"
 import * as Options from "./options.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { consoleOnStderr } from "./protocolStdout.js"
@@ -35,10 +35,11 @@ const quietWhenTheClientGoes = Effect.acquireRelease(
     const ignore = () => undefined
     process.stdout.on("error", ignore)
     process.stderr.on("error", ignore)
-    const report = (error: Error) => {
+    /** Reports `error` as `line` (its cause in a few words, not the SDK's validator dump). */
+    const report = (error: Error, line: string) => {
       if (reported || isClientGone(error)) return
       reported = true
-      process.stderr.write(`ask-user mcp: ${sanitizeLine(error.message)}\n`)
+      process.stderr.write(`ask-user mcp: ${sanitizeLine(line)}\n`)
     }
     return { ignore, report }
   }),
@@ -53,8 +54,11 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
     const { report } = yield* quietWhenTheClientGoes
-    const { serveAskUser } = yield* Effect.promise(() => import("../mcp/server.js"))
-    const served = yield* serveAskUser(undefined, { timeout: Option.getOrUndefined(timeout), onerror: report })
+    const { connectionErrorLine, serveAskUser } = yield* Effect.promise(() => import("../mcp/server.js"))
+    const served = yield* serveAskUser(undefined, {
+      timeout: Option.getOrUndefined(timeout),
+      onerror: (error) => report(error, connectionErrorLine(error))
+    })
     // The SDK's stdio transport closes the connection when stdin ends or stdout fails.
     yield* served.closed
   }).pipe(Effect.scoped)
@@ -64,7 +68,14 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
  *
  * @since 0.1.0
  */
-export const mcpCommand = Command.make("mcp", { timeout: Options.timeout }, ({ timeout }) => serveStdio(timeout)).pipe(
+const timeoutFlag = Options.timeout.pipe(
+  Flag.withDescription(
+    "Give up on a question after this long without an answer: that tool call answers ASK_TIMEOUT and the " +
+      "server goes on. 30s, 5m, 1h, \"5 minutes\"."
+  )
+)
+
+export const mcpCommand = Command.make("mcp", { timeout: timeoutFlag }, ({ timeout }) => serveStdio(timeout)).pipe(
   Command.withDescription(
     "Run an MCP server on stdio with one tool, ask_user_question, answered in the MCP client's own form " +
       "(elicitation). Register it in the client as the command `ask-user mcp`."

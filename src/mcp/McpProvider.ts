@@ -36,9 +36,9 @@ import type {
 import { Effect, Layer } from "effect"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
-import { currentForm, fromElicitResult, missingFormSupport, pingNow, pushElicitation } from "./elicit.js"
+import { currentForm, fromElicitResult, missingFormSupport, pushElicitation, sendPing } from "./elicit.js"
 import { McpToolCall } from "./McpToolCall.js"
-import { McpToolCalls } from "./McpToolCalls.js"
+import { McpToolCalls, type ToolCallRequest } from "./McpToolCalls.js"
 
 const lowLevel = (server: McpServer | Server): Server => "server" in server ? server.server : server
 
@@ -47,32 +47,40 @@ const outsideToolCall = new ProviderFailed({
 })
 
 const providerLayer = (sdk: Server): Layer.Layer<UserInteractionProvider> =>
-  Layer.sync(UserInteractionProvider, () => {
-    let idZeroTaken = false
-    const takeIdZero = Effect.suspend(() => {
-      if (idZeroTaken) return Effect.void
-      idZeroTaken = true
-      return pingNow(sdk)
-    })
-    return UserInteractionProvider.of({
-      ask: (request) =>
-        Effect.gen(function*() {
-          const call = yield* McpToolCall
-          if (call?.requestInput !== undefined) {
-            const missing = missingFormSupport(call.capabilities)
+  Layer.effect(
+    UserInteractionProvider,
+    Effect.gen(function*() {
+      // The ping that takes request id 0 is not awaited; it ends with the provider at the latest.
+      const ping = yield* Effect.acquireRelease(
+        Effect.sync(() => new AbortController()),
+        (controller) => Effect.sync(() => controller.abort())
+      )
+      let idZeroTaken = false
+      const takeIdZero = Effect.sync(() => {
+        if (idZeroTaken) return
+        idZeroTaken = true
+        sendPing(sdk, ping.signal)
+      })
+      return UserInteractionProvider.of({
+        ask: (request) =>
+          Effect.gen(function*() {
+            const call = yield* McpToolCall
+            if (call?.requestInput !== undefined) {
+              const missing = missingFormSupport(call.capabilities)
+              if (missing !== undefined) return yield* missing
+              const form = currentForm(request)
+              return yield* fromElicitResult(request, form, yield* call.requestInput(form.params))
+            }
+            if ((sdk.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28") return yield* outsideToolCall
+            const missing = missingFormSupport(sdk.getClientCapabilities())
             if (missing !== undefined) return yield* missing
-            const form = currentForm(request)
-            return yield* fromElicitResult(request, form, yield* call.requestInput(form.params))
-          }
-          if ((sdk.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28") return yield* outsideToolCall
-          const missing = missingFormSupport(sdk.getClientCapabilities())
-          if (missing !== undefined) return yield* missing
-          yield* takeIdZero
-          return yield* pushElicitation(sdk, request, call?.requestId)
-        }),
-      name: "mcp"
+            yield* takeIdZero
+            return yield* pushElicitation(sdk, request, call?.requestId)
+          }),
+        name: "mcp"
+      })
     })
-  })
+  )
 
 /**
  * A provider that asks through the MCP client connected to `server` (the
@@ -94,22 +102,26 @@ const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider 
  * Runs a tool's handler as the answer to its `tools/call` (`ctx` is the SDK
  * handler's second argument), so that the handler's asks reach the client
  * on whatever era it speaks: on 2026-07-28 the result may be
- * `input_required`, and the client's retry resumes the handler.
+ * `input_required`, and the client's retry resumes the handler. Pass the
+ * `tools/call` `request` too, and a retry that changes the tool or its
+ * arguments is refused instead of resuming a handler that asked other
+ * questions.
  *
  * ```ts
  * server.setRequestHandler("tools/call", (request, ctx) =>
- *   runtime.runPromise(McpProvider.handleToolCall(ctx, deploy(request.params.arguments))))
+ *   runtime.runPromise(McpProvider.handleToolCall(ctx, deploy(request.params.arguments), request)))
  * ```
  *
  * @since 0.2.0
  */
 const handleToolCall = <E, R>(
   ctx: ServerContext,
-  handler: Effect.Effect<CallToolResult, E, R>
+  handler: Effect.Effect<CallToolResult, E, R>,
+  request?: ToolCallRequest
 ): Effect.Effect<CallToolResult | InputRequiredResult, E | ProtocolError, R | McpToolCalls> =>
   Effect.gen(function*() {
     const calls = yield* McpToolCalls
-    return yield* calls.handle(ctx, handler)
+    return yield* calls.handle(ctx, handler, request)
   })
 
 /**

@@ -12,10 +12,15 @@ import { Context, type Effect } from "effect"
 /**
  * The client's reply to one form: what `elicitation/create` answers, whether
  * it came as a response (2025 era) or in a retry's `inputResponses` (2026-07-28).
+ * `content` is as the client sent it, unchecked: the form's reader refuses
+ * content of the wrong shape as `InvalidAnswer`.
  *
  * @since 0.2.0
  */
-export type ElicitReply = Pick<ElicitResult, "action" | "content">
+export interface ElicitReply {
+  readonly action: ElicitResult["action"]
+  readonly content?: unknown
+}
 
 /**
  * The tool call an ask serves.

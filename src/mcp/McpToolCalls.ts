@@ -12,9 +12,10 @@
  *
  * `requestState` names the suspended call and its round, sealed with an
  * HMAC under a random key per provider (`requestState.ts`).
- * A state that does not verify (tampered, expired) or that was already used
- * (replayed) is refused with the JSON-RPC error `-32602 Invalid or expired
- * requestState`, never answered. A suspended call ends when its handler ends
+ * A state that does not verify (tampered, expired), that was already used
+ * (replayed), or that comes back on a call with other arguments than the
+ * call it was issued for is refused with the JSON-RPC error `-32602 Invalid
+ * or expired requestState`, never answered. A suspended call ends when its handler ends
  * (for example on the seam's `timeout`), when the client cancels a round, or
  * when its state expires; its state is refused from then on.
  *
@@ -33,6 +34,7 @@ import {
   type Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
+import { createHash } from "node:crypto"
 import { Context, Deferred, Duration, Effect, type Exit, Fiber, Layer, Queue, Scope } from "effect"
 import { type ElicitReply, McpToolCall } from "./McpToolCall.js"
 import { makeRequestStateCodec } from "./requestState.js"
@@ -56,6 +58,8 @@ type Step = Need | { readonly _tag: "Done"; readonly exit: Exit.Exit<CallToolRes
 /** A tool call whose handler is still running between the client's retries. */
 interface Suspended {
   readonly id: string
+  /** The digest of the call's tool name and arguments: a retry must repeat them. */
+  readonly digest: string
   readonly steps: Queue.Queue<Step>
   fiber: Fiber.Fiber<void> | undefined
   round: number
@@ -76,10 +80,36 @@ const stateTtl = Duration.hours(24)
 /** The 2026-07-28 revision and later: no server-to-client requests. Revision names are ISO dates. */
 const servesModernEra = (server: Server): boolean => (server.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28"
 
-const refused = (reason: "invalid" | "used") =>
-  new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid or expired requestState", {
-    reason: reason === "invalid" ? "invalid_request_state" : "request_state_already_used"
-  })
+const reasons = {
+  invalid: "invalid_request_state",
+  used: "request_state_already_used",
+  otherCall: "request_state_of_another_call"
+} as const
+
+const refused = (reason: keyof typeof reasons) =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid or expired requestState", { reason: reasons[reason] })
+
+/**
+ * The `tools/call` request a round answers, as far as a retry must repeat it.
+ *
+ * @since 0.2.0
+ */
+export interface ToolCallRequest {
+  readonly params: { readonly name: string; readonly arguments?: unknown }
+}
+
+/** JSON with object keys sorted, so a retry that reorders keys still matches. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v) ?? ""
+
+/** What a retry must repeat of its call: the tool's name and arguments (nothing when not given). */
+const digestOf = (request: ToolCallRequest | undefined): string =>
+  request === undefined
+    ? ""
+    : createHash("sha256").update(canonicalJson([request.params.name, request.params.arguments ?? {}])).digest("base64url")
 
 /** Interrupts `self` when `signal` aborts (the client cancelled the request, or the connection closed). */
 const interruptOnAbort = (signal: AbortSignal) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -104,12 +134,15 @@ export class McpToolCalls extends Context.Service<McpToolCalls, {
    * Runs `handler` as the answer to the `tools/call` whose context is `ctx`
    * (the SDK handler's second argument): its result, or, on a 2026-07-28
    * connection while it waits for the human, an `input_required` result. A
-   * retry carrying `requestState` resumes the waiting handler. Fails with
-   * the SDK's `ProtocolError` (-32602) for a state that is refused.
+   * retry carrying `requestState` resumes the waiting handler; given the
+   * `tools/call` `request`, a retry with another tool name or other
+   * arguments is refused. Fails with the SDK's `ProtocolError` (-32602) for
+   * a state that is refused.
    */
   readonly handle: <E, R>(
     ctx: ServerContext,
-    handler: Effect.Effect<CallToolResult, E, R>
+    handler: Effect.Effect<CallToolResult, E, R>,
+    request?: ToolCallRequest
   ) => Effect.Effect<CallToolResult | InputRequiredResult, E | ProtocolError, R>
 }>()("effect-user-interaction/McpToolCalls") {
   /**
@@ -167,11 +200,13 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
 
   const start = <E, R>(
     ctx: ServerContext,
-    handler: Effect.Effect<CallToolResult, E, R>
+    handler: Effect.Effect<CallToolResult, E, R>,
+    digest: string
   ): Effect.Effect<CallToolResult | InputRequiredResult, E, R> =>
     Effect.gen(function*() {
       const call: Suspended = {
         id: crypto.randomUUID(),
+        digest,
         steps: yield* Queue.unbounded<Step>(),
         fiber: undefined,
         round: 0,
@@ -208,7 +243,11 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       return yield* round<E>(ctx, call)
     })
 
-  const resume = (ctx: ServerContext, state: string): Effect.Effect<CallToolResult | InputRequiredResult, ProtocolError> =>
+  const resume = (
+    ctx: ServerContext,
+    state: string,
+    digest: string
+  ): Effect.Effect<CallToolResult | InputRequiredResult, ProtocolError> =>
     Effect.gen(function*() {
       const opened = codec.open(state)
       if (opened === undefined) return yield* Effect.fail(refused("invalid"))
@@ -216,21 +255,26 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       const need = call?.pending
       // A state is good for exactly one retry: the round it was sealed for.
       if (call === undefined || need === undefined || call.round !== opened.round) return yield* Effect.fail(refused("used"))
+      // The retry of another call would get an answer to questions it never asked; the client
+      // keeps the state, and may still retry the call it belongs to.
+      if (call.digest !== digest) return yield* Effect.fail(refused("otherCall"))
       call.pending = undefined
       if (call.expiry !== undefined) yield* Fiber.interrupt(call.expiry)
       const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
       // A retry without the reply: the client gets the same form again, under a new state.
       if (view.kind !== "elicit") return yield* ask(call, need)
-      const reply: ElicitReply = view.content === undefined
-        ? { action: view.action }
-        : { action: view.action, content: view.content as NonNullable<ElicitReply["content"]> }
+      // The content as sent: the SDK's view drops content that is not an object, which would
+      // read as a form left empty; the form's reader refuses it instead.
+      const sent = (ctx.mcpReq.inputResponses?.[inputKey] as { readonly content?: unknown }).content
+      const reply: ElicitReply = sent === undefined ? { action: view.action } : { action: view.action, content: sent }
       yield* Deferred.succeed(need.reply, reply)
       return yield* round<ProtocolError>(ctx, call)
     })
 
   return <E, R>(
     ctx: ServerContext,
-    handler: Effect.Effect<CallToolResult, E, R>
+    handler: Effect.Effect<CallToolResult, E, R>,
+    request?: ToolCallRequest
   ): Effect.Effect<CallToolResult | InputRequiredResult, E | ProtocolError, R> =>
     Effect.suspend((): Effect.Effect<CallToolResult | InputRequiredResult, E | ProtocolError, R> => {
       if (!servesModernEra(server)) {
@@ -240,6 +284,7 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         )
       }
       const state = ctx.mcpReq.requestState()
-      return typeof state === "string" ? resume(ctx, state) : start(ctx, handler)
+      const digest = digestOf(request)
+      return typeof state === "string" ? resume(ctx, state, digest) : start(ctx, handler, digest)
     })
 }

@@ -9,7 +9,6 @@
 import {
   type ClientCapabilities,
   type ElicitRequestFormParams,
-  type ElicitResult,
   ProtocolError,
   ProtocolErrorCode,
   type RequestId,
@@ -17,7 +16,7 @@ import {
   SdkErrorCode,
   type Server
 } from "@modelcontextprotocol/server"
-import { Effect, Result } from "effect"
+import { Effect, Result, Schema } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
 import {
@@ -28,6 +27,7 @@ import {
   type UserInteractionError
 } from "../UserInteractionError.js"
 import { fromContent20250618, toForm20250618 } from "./form20250618.js"
+import type { ElicitReply } from "./McpToolCall.js"
 
 /**
  * The SDK arms a timer on every request (60 s by default). A human may take
@@ -40,14 +40,27 @@ export const sdkRequestTimeoutMillis = 2_147_483_647
 /** The longest failure message a model is shown (SPEC "Protocol eras"). */
 export const maxMessageLength = 300
 
-/**
- * A message fit for a model: the first line of `text`, white space collapsed,
- * cut to `max` characters. Client and SDK errors can carry multi-kilobyte
- * validator dumps; the model needs the cause, not the dump.
- */
+/** A message fit for a model: `text` on one line, white space collapsed, cut to `max` characters. */
 export const brief = (text: string, max: number = maxMessageLength): string => {
-  const line = (text.split("\n", 1)[0] ?? "").replace(/\s+/g, " ").trim()
+  const line = text.replace(/\s+/g, " ").trim()
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`
+}
+
+/**
+ * What a client's or the SDK's error message says, without the validator
+ * dump it may carry (zod issues as multi-kilobyte JSON): the text before the
+ * dump, then the first issue's message and where it points. The model needs
+ * the cause, not the dump.
+ */
+export const causeOf = (text: string): string => {
+  const dump = text.search(/[[{]\s*[[{"]/)
+  if (dump < 0) return text
+  const head = text.slice(0, dump).trim().replace(/:$/, "")
+  const issue = /"message"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(text.slice(dump))?.[1]
+  const path = /"path"\s*:\s*\[([^\]]*)\]/.exec(text.slice(dump))?.[1]?.replace(/[\s"]/g, "").replace(/,/g, ".")
+  if (issue === undefined) return head
+  const where = path === undefined || path === "" ? "" : ` at ${path}`
+  return head === "" ? `${issue}${where}` : `${head}: ${issue}${where}`
 }
 
 /**
@@ -100,7 +113,7 @@ export const formFor = (request: AskUserQuestionRequest, protocolVersion: string
 export const fromElicitResult = (
   request: AskUserQuestionRequest,
   form: WireForm,
-  result: Pick<ElicitResult, "action" | "content">
+  result: ElicitReply
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
   switch (result.action) {
     case "accept": {
@@ -127,12 +140,33 @@ export const elicitationFailure = (error: unknown): ProviderFailed => {
   }
   if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
     return new ProviderFailed({
-      message: brief(`The MCP client rejected the form as invalid: ${messageOf(error)}`, 160),
+      message: brief(`The MCP client rejected the form as invalid: ${causeOf(messageOf(error))}`, 160),
       cause: error
     })
   }
-  return new ProviderFailed({ message: brief(`The MCP client's form failed: ${messageOf(error)}`, 160), cause: error })
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+    return new ProviderFailed({
+      message: brief(`The MCP client's reply to the form is malformed: ${causeOf(messageOf(error))}`, 160),
+      cause: error
+    })
+  }
+  return new ProviderFailed({
+    message: brief(`The MCP client's form failed: ${causeOf(messageOf(error))}`, 160),
+    cause: error
+  })
 }
+
+/**
+ * The reply to `elicitation/create` as the server takes it: a known action,
+ * and content of any shape. The SDK's own result schema would refuse content
+ * of the wrong shape as a failed request (`PROVIDER_FAILED`, with a zod
+ * dump); the form's reader refuses it as `InvalidAnswer`, naming the field,
+ * as on 2026-07-28 where the reply arrives in a retry.
+ */
+const ElicitReplySchema = Schema.toStandardSchemaV1(Schema.Struct({
+  action: Schema.Literals(["accept", "decline", "cancel"]),
+  content: Schema.optionalKey(Schema.Unknown)
+}))
 
 /**
  * Sends the request's form as an `elicitation/create` request (the 2025-era
@@ -157,6 +191,7 @@ export const pushElicitation = (
     try: (signal) =>
       server.request(
         { method: "elicitation/create", params: form.params },
+        ElicitReplySchema,
         relatedRequestId === undefined
           ? { signal, timeout: sdkRequestTimeoutMillis }
           : { signal, timeout: sdkRequestTimeoutMillis, relatedRequestId }
@@ -166,20 +201,14 @@ export const pushElicitation = (
 }
 
 /**
- * Sends a ping and waits for its reply. Sent once before the first 2025-era
- * elicitation: SDK 1.32.2 clients ignore `notifications/cancelled` for
- * request id 0 (a falsy check), and a server's first request gets id 0; the
- * ping takes that id, so every elicitation can be cancelled. The SDK numbers
- * a request synchronously when it is sent, so the id is taken when this
- * function is called, not when the returned effect runs.
+ * Sends a ping, once before the first 2025-era elicitation, and does not
+ * wait for it: SDK 1.32.2 clients ignore `notifications/cancelled` for
+ * request id 0 (a falsy check), and a server's first request gets id 0. The
+ * SDK numbers a request synchronously when it is sent, so the ping has taken
+ * that id when this returns. Its reply does not matter: a client that
+ * answers it with an error, or not at all, can still answer forms, and the
+ * ask must not wait for it (`signal` ends it with the provider).
  */
-export const pingNow = (server: Server): Effect.Effect<void, ProviderFailed> => {
-  const reply = server.ping()
-  // Observed below; this only keeps an interruption before then from leaving an unhandled rejection.
-  reply.catch(() => undefined)
-  return Effect.tryPromise({
-    try: () => reply,
-    catch: (error) =>
-      new ProviderFailed({ message: brief(`The MCP client did not answer a ping: ${messageOf(error)}`), cause: error })
-  }).pipe(Effect.asVoid)
+export const sendPing = (server: Server, signal: AbortSignal): void => {
+  server.request({ method: "ping" }, { signal }).catch(() => undefined)
 }

@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import type { Result } from "effect"
+import { Result } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
   type ElicitationTextProperty,
@@ -22,7 +22,7 @@ import {
   toElicitationContent,
   toElicitationForm
 } from "../ElicitationForm.js"
-import type { InvalidAnswer } from "../UserInteractionError.js"
+import { InvalidAnswer } from "../UserInteractionError.js"
 
 /** A single-select question in 2025-06-18 terms. */
 export interface EnumProperty {
@@ -108,11 +108,32 @@ const toSharedContent = (request: AskUserQuestionRequest, content: unknown): unk
   return shared
 }
 
+/**
+ * The first checkbox whose value is neither a boolean nor absent: `"yes"` or
+ * `1` for a box would otherwise read as unchecked, and the human's choices
+ * would be lost without a word.
+ */
+const badCheckbox = (request: AskUserQuestionRequest, content: Readonly<Record<string, unknown>>): string | undefined => {
+  for (const [index, question] of request.questions.entries()) {
+    if (question.multiSelect !== true) continue
+    for (const k of (question.options ?? []).keys()) {
+      const value = content[optionField(index + 1, k + 1)]
+      if (value !== undefined && value !== null && typeof value !== "boolean") return optionField(index + 1, k + 1)
+    }
+  }
+  return undefined
+}
+
 /** Reads accepted 2025-06-18 content back into an answer, under the shared form's rules. */
 export const fromContent20250618 = (
   request: AskUserQuestionRequest,
   content: unknown
-): Result.Result<AskUserQuestionAnswer, InvalidAnswer> => fromElicitationContent(request, toSharedContent(request, content))
+): Result.Result<AskUserQuestionAnswer, InvalidAnswer> => {
+  const field = isRecord(content) ? badCheckbox(request, content) : undefined
+  return field === undefined
+    ? fromElicitationContent(request, toSharedContent(request, content))
+    : Result.fail(new InvalidAnswer({ message: `The form's answer is malformed: "${field}" must be true or false.` }))
+}
 
 /** The content a 2025-06-18 client would send to give `answer` (for scripted clients and tests). */
 export const toContent20250618 = (

@@ -8,4 +8,4 @@
  */
 export { McpProvider } from "./McpProvider.js"
 export { type ElicitReply, McpToolCall, type McpToolCallInfo } from "./McpToolCall.js"
-export { McpToolCalls } from "./McpToolCalls.js"
+export { McpToolCalls, type ToolCallRequest } from "./McpToolCalls.js"

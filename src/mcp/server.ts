@@ -25,7 +25,7 @@ import { packageVersion } from "../internal/packageVersion.js"
 import { requestFromToolArgs } from "../internal/toolCall.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
-import { brief } from "./elicit.js"
+import { brief, causeOf } from "./elicit.js"
 import { McpProvider } from "./McpProvider.js"
 import type { McpToolCalls } from "./McpToolCalls.js"
 
@@ -102,7 +102,7 @@ export const installAskUserQuestion = (
     server.setRequestHandler("tools/list", () => ({ tools: [askUserQuestionTool] }))
     server.setRequestHandler("tools/call", (request, ctx) =>
       request.params.name === toolName
-        ? run(McpProvider.handleToolCall(ctx, callAskUserQuestion(request.params.arguments)))
+        ? run(McpProvider.handleToolCall(ctx, callAskUserQuestion(request.params.arguments), request))
         : Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)))
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
@@ -111,6 +111,9 @@ export const installAskUserQuestion = (
       })
     )
   })
+
+/** A connection error (a malformed message, a failed write) in one short line: its cause, not its dump. */
+export const connectionErrorLine = (error: Error): string => brief(causeOf(error.message))
 
 /** Options of `serveAskUser`. */
 export interface ServeOptions {

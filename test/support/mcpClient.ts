@@ -221,3 +221,58 @@ export const waitFor = (condition: () => boolean, bound: Duration.Input = "10 se
     Effect.timeout(bound),
     Effect.orDie
   )
+
+/** How a raw client answers one server request: a JSON-RPC `result` or `error`, or no reply at all. */
+export type RawReply = { readonly result: unknown } | { readonly error: { code: number; message: string } } | "no reply"
+
+/** A client that speaks JSON-RPC by hand, for replies no SDK client would send. */
+export interface RawClient {
+  /** Calls `ask_user_question` with `args`: the tool result, or the JSON-RPC error. */
+  readonly ask: (args: unknown) => Promise<{ readonly result?: any; readonly error?: any }>
+  /** Every request the server sent, in order. */
+  readonly requests: Array<{ readonly method: string; readonly params?: any }>
+}
+
+/**
+ * `serveAskUser` in process with a 2025-era client written by hand: it
+ * initializes as `era` with form elicitation, and answers each server
+ * request (`ping`, `elicitation/create`) with `reply(method, params)`, sent
+ * as is.
+ */
+export const rawClient = (
+  era: "2025-11-25" | "2025-06-18",
+  reply: (method: string, params: any) => RawReply
+): Effect.Effect<RawClient, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const [client, server] = InMemoryTransport.createLinkedPair()
+    yield* serveAskUser(server)
+    const waiting = new Map<string, (message: any) => void>()
+    const requests: Array<{ method: string; params?: any }> = []
+    client.onmessage = (message: any) => {
+      if ("method" in message && "id" in message) {
+        requests.push({ method: message.method, params: message.params })
+        const answer = reply(message.method, message.params)
+        if (answer !== "no reply") void client.send({ jsonrpc: "2.0", id: message.id, ...answer } as JSONRPCMessage)
+      } else if ("id" in message) waiting.get(String(message.id))?.(message)
+    }
+    yield* Effect.promise(() => client.start())
+    let next = 0
+    const call = (method: string, params: unknown) =>
+      new Promise<any>((resolve) => {
+        const id = `c${next++}`
+        waiting.set(id, resolve)
+        void client.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage)
+      })
+    yield* Effect.promise(() =>
+      call("initialize", {
+        protocolVersion: era,
+        capabilities: { elicitation: era === "2025-06-18" ? {} : { form: {} } },
+        clientInfo: { name: `raw-${era}`, version: "1.0.0" }
+      })
+    )
+    yield* Effect.promise(() => client.send({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage))
+    return {
+      requests,
+      ask: (args) => call("tools/call", { name: "ask_user_question", arguments: args })
+    }
+  })
