@@ -532,6 +532,15 @@ describe("replies no SDK client would send (JSON-RPC written by hand)", () => {
       })
   )
 
+  it.live("2025-11-25: content the client's own SDK refuses (-32602 \"Invalid elicitation result\") is INVALID_ANSWER", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ era: "2025-11-25", human: () => accept({ question_1: { chosen: "yes" } }) })
+      const outcome = yield* Effect.promise(() => h.ask(single))
+      expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+      expect(outcome.json.message).toMatch(/^The MCP client refused the answer given in its form/)
+      expect(outcome.json.message.length).toBeLessThanOrEqual(160)
+    }))
+
   it.live("2025-06-18: a checkbox sent as anything but true or false is INVALID_ANSWER, not a silent skip", () =>
     Effect.gen(function*() {
       let box: unknown

@@ -22,7 +22,7 @@ import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js
 import {
   AskCancelled,
   AskDeclined,
-  type InvalidAnswer,
+  InvalidAnswer,
   ProviderFailed,
   type UserInteractionError
 } from "../UserInteractionError.js"
@@ -130,13 +130,28 @@ export const fromElicitResult = (
 const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
 /**
+ * A client SDK's own check of the reply its form produced (the official
+ * TypeScript SDK's "Invalid elicitation result"), as opposed to a refusal of
+ * the form we sent: the human's accepted content broke the form. Other
+ * clients' wording is not known, and their -32602 stays a refused form.
+ */
+const refusesItsOwnResult = (error: ProtocolError): boolean => /elicitation result/i.test(error.message)
+
+/**
  * A failed elicitation in words: the connection going away, the client
  * refusing the form, or its form failing, each with at most a short excerpt
- * of what the client said (`cause` keeps all of it).
+ * of what the client said (`cause` keeps all of it); or, when the client's
+ * own SDK refused the content its form produced, `InvalidAnswer`.
  */
-export const elicitationFailure = (error: unknown): ProviderFailed => {
+export const elicitationFailure = (error: unknown): ProviderFailed | InvalidAnswer => {
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return new ProviderFailed({ message: "The MCP client went away before answering the form.", cause: error })
+  }
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams && refusesItsOwnResult(error)) {
+    return new InvalidAnswer({
+      message: brief(`The MCP client refused the answer given in its form: ${causeOf(messageOf(error))}`, 160),
+      cause: error
+    })
   }
   if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
     return new ProviderFailed({
