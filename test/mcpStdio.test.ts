@@ -130,6 +130,40 @@ describe("ask-user mcp over stdio", () => {
       yield* waitFor(() => h.cancelled.length === 1)
     }))
 
+  it.live("a reply the SDK cannot read (`\"result\": null`) fails that ask PROVIDER_FAILED at once, and the server goes on", () =>
+    Effect.gen(function*() {
+      const child = spawn(process.execPath, [askUserBin, "mcp"], { stdio: ["pipe", "pipe", "pipe"] })
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+      const messages = () => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line))
+      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+      send({
+        jsonrpc: "2.0",
+        id: "init",
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: { elicitation: { form: {} } }, clientInfo: { name: "raw", version: "1" } }
+      })
+      send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      for (const [call, reply] of [["first", null], ["second", "accept"]] as const) {
+        send({ jsonrpc: "2.0", id: call, method: "tools/call", params: { name: "ask_user_question", arguments: single } })
+        yield* waitFor(() => messages().some((m) => m.method === "elicitation/create"))
+        const form = messages().find((m) => m.method === "elicitation/create")
+        // A null result, then a string one: neither is a JSON-RPC response the SDK can read.
+        child.stdin.write(`{"jsonrpc":"2.0","id":${JSON.stringify(form.id)},"result":${JSON.stringify(reply)}}\n`)
+        yield* waitFor(() => messages().some((m) => m.id === call))
+        const outcome = messages().find((m) => m.id === call)
+        const json = JSON.parse(outcome.result.content[0].text)
+        expect(errorCode(json)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
+        expect(json.message).toMatch(/^The MCP client's form failed: The client's reply is not a JSON-RPC response/)
+        // The next round reads only what comes after this one.
+        stdout = ""
+      }
+      expect(stderr).toBe("")
+    }))
+
   it.live("stdout carries only protocol messages, and the server exits 0 when stdin ends", () =>
     Effect.gen(function*() {
       const child = spawn(process.execPath, [askUserBin, "mcp"], { stdio: ["pipe", "pipe", "pipe"] })

@@ -26,6 +26,7 @@ import { requestFromToolArgs } from "../internal/toolCall.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
 import { brief, causeOf } from "./elicit.js"
+import { repairingReplies } from "./malformedReplies.js"
 import { McpProvider } from "./McpProvider.js"
 import type { McpToolCalls } from "./McpToolCalls.js"
 
@@ -160,7 +161,7 @@ export const serveAskUser = (
 ): Effect.Effect<AskUserMcpServer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const wire = transport ?? new StdioServerTransport()
+    const wire = transport ?? new StdioServerTransport(repairingReplies(process.stdin))
     const run = yield* FiberSet.makeRuntimePromise<never, McpServer, never>()
     const handle = serveStdio(() => run(instance(scope, options)), {
       transport: wire,
