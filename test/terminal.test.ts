@@ -3,6 +3,7 @@ import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
 import { PassThrough } from "node:stream"
+import { desktopNotification } from "../src/terminal/notify.js"
 import { hostile } from "./terminalCorpus.js"
 import {
   ctrl,
@@ -396,6 +397,17 @@ describe("TerminalProvider, TTY mode", () => {
         expect(text).toContain("\\u202etxt.exe")
       })
     ))
+})
+
+describe("desktop notification", () => {
+  it("carries the agent and the question inert: one OSC 777 and one OSC 9, nothing raw inside", () => {
+    for (const text of hostile) {
+      const written = desktopNotification({ agent: { id: "a", name: text }, questions: [{ id: "q", question: text }] })
+      const fields = /^\x1b\]777;notify;([^;\x07]*);([^;\x07]*)\x07\x1b\]9;([^\x07]*)\x07$/.exec(written)
+      expect(fields).not.toBeNull()
+      for (const field of fields!.slice(1)) expect(field).not.toMatch(unsafeChars)
+    }
+  })
 })
 
 const lineProvider = (input: PassThrough, output: PassThrough) =>
