@@ -11,6 +11,7 @@ import {
   enter,
   esc,
   key,
+  type Key,
   left,
   makeTestTerminal,
   ownSequences,
@@ -152,14 +153,19 @@ describe("TerminalProvider, TTY mode", () => {
       })
     ))
 
-  it.effect("Esc in a text field cancels too", () =>
-    withTerminal((terminal) =>
-      Effect.gen(function*() {
-        yield* terminal.press(typed("half"), esc)
-        const error = yield* Effect.flip(UserInteraction.ask({ questions: [batch.questions[2]!] }))
-        expect(error.code).toBe("ASK_CANCELLED")
-      })
-    ))
+  it.effect("Esc in a text field and Ctrl+D in a menu cancel too, each message naming its key", () =>
+    Effect.gen(function*() {
+      const cancel = (request: AskUserQuestionRequest, ...keys: ReadonlyArray<Key | ReadonlyArray<Key>>) =>
+        withTerminal((terminal) =>
+          terminal.press(...keys).pipe(Effect.andThen(Effect.flip(UserInteraction.ask(request))))
+        )
+      const byEsc = yield* cancel({ questions: [batch.questions[2]!] }, typed("half"), esc)
+      const byCtrlD = yield* cancel(single, down, ctrl("d"))
+      expect([byEsc.code, byCtrlD.code]).toEqual(["ASK_CANCELLED", "ASK_CANCELLED"])
+      expect(byEsc.message).toMatch(/Esc/)
+      expect(byCtrlD.message).toMatch(/Ctrl\+D \(end of input\)/)
+      expect(byCtrlD.message).not.toMatch(/Esc/)
+    }))
 
   it.effect("Ctrl+C aborts the request (ASK_ABORTED)", () =>
     withTerminal((terminal) =>
