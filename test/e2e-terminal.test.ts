@@ -29,6 +29,7 @@ const request = {
 }
 const files = tempFiles({
   "request.json": request,
+  "storage.json": { questions: [request.questions[0]] },
   "tall.json": {
     questions: [{
       id: "tall",
@@ -49,7 +50,7 @@ const files = tempFiles({
 let sessions = 0
 
 /** Runs `command` (a shell command line) in a fresh tmux window; returns helpers to drive it. */
-const open = (command: string, height = 50) => {
+const open = (command: string, height = 50, width = 120) => {
   const name = `s${++sessions}`
   const dir = tempDir()
   const out = `${dir}/out.json`
@@ -57,7 +58,7 @@ const open = (command: string, height = 50) => {
   const stty = `${dir}/stty`
   // After the program ends, record its status and the terminal's settings, then idle so the pane can be read.
   const script = `${command} >${out}; echo $? >${status}; stty -a >${stty}; echo DONE; sleep 600`
-  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", String(height), "sh", "-c", script)
+  tmux("new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "sh", "-c", script)
   const screen = () => tmux("capture-pane", "-p", "-t", name)
   const history = () => tmux("capture-pane", "-p", "-S", "-500", "-t", name)
   const waitFor = async (predicate: (text: string) => boolean, what: string) => {
@@ -210,6 +211,30 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     const result = await pane.finished()
     expect(result.status).toBe(0)
     expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["no"])
+  })
+
+  it("in panes 5 and 3 rows high every redraw fits, so the scrollback keeps no stale copies", async () => {
+    // Lines printed first put the cursor at the bottom, where a frame too tall for the pane would scroll.
+    const sizes = [[20, 5], [40, 3]] as const
+    const panes = sizes.map(([width, height]) => open(`seq 1 10; ${askUser} ${files["storage.json"]}`, height, width))
+    for (const [i, pane] of panes.entries()) {
+      await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+      for (const [arrow, row] of [["Down", "❯ SQLite"], ["Down", "❯ Other"], ["Up", "❯ SQLite"], ["Up", "❯ Postgres"]]) {
+        pane.keys(arrow!)
+        await pane.waitFor((text) => text.includes(row!), `${arrow} to ${row}`)
+      }
+      // Below the last printed line: the frame on screen (one row spare) and nothing else.
+      const history = pane.history()
+      const frame = history.slice(history.lastIndexOf("\n10\n") + 4).trimEnd().split("\n")
+      expect(frame.length).toBeLessThanOrEqual(sizes[i]![1] - 1)
+      expect(frame.join("\n")).toContain("Which database?")
+      pane.keys("Enter")
+    }
+    for (const pane of panes) {
+      const result = await pane.finished()
+      expect(result.status).toBe(0)
+      expect(JSON.parse(result.stdout)).toEqual({ answers: [{ id: "db", selected: ["Postgres"] }] })
+    }
   })
 
   it("hostile model text is shown as visible escapes: no clear, no title, no clipboard", async () => {

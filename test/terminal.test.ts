@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope } from "effect"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
 import { PassThrough } from "node:stream"
 import { desktopNotification } from "../src/terminal/notify.js"
+import { initialState, type QuestionContext, rowsOf } from "../src/terminal/question.js"
+import { questionFrame, rowCount } from "../src/terminal/render.js"
 import { hostile } from "./terminalCorpus.js"
 import {
   ctrl,
@@ -403,6 +405,75 @@ describe("TerminalProvider, TTY mode", () => {
         expect(text).toContain("\\u202etxt.exe")
       })
     ))
+})
+
+describe("questionFrame", () => {
+  const tall = Array.from({ length: 60 }, (_, i) => `question line ${i + 1}`).join("\n")
+  const contexts: ReadonlyArray<QuestionContext> = [
+    { question: single.questions[0]!, index: 0, total: 1, agentName: undefined },
+    { question: batch.questions[1]!, index: 1, total: 3, agentName: "Planner" },
+    { question: batch.questions[2]!, index: 2, total: 3, agentName: "Planner" },
+    { question: { id: "t", header: "Tall", question: tall, options: [{ label: "yes" }, { label: "no" }] }, index: 0, total: 2, agentName: "A" },
+    {
+      question: { id: "m", question: `Pick ${"many ".repeat(30)}`, multiSelect: true, options: Array.from({ length: 30 }, (_, i) => ({ label: `option ${i} ${"x".repeat(i * 5)}` })) },
+      index: 0,
+      total: 1,
+      agentName: undefined
+    }
+  ]
+  const int = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
+  const cases = Arbitrary.schema(Schema.Struct({
+    context: int(0, contexts.length - 1),
+    rows: int(1, 30),
+    columns: int(20, 120),
+    cursor: int(0, 40),
+    ticked: int(0, 40),
+    editing: Schema.Boolean,
+    typed: int(0, 300),
+    caret: int(0, 300)
+  }))
+
+  it.prop("every frame fits the pane with a row spare (a one-row pane: one row), and shows the row under the cursor", [cases], ([c]) => {
+    const context = contexts[c.context]!
+    const menu = rowsOf(context)
+    const editing = menu.length === 0 || c.editing
+    const start = initialState(context)
+    const text = "typed ".repeat(60).slice(0, c.typed)
+    const state = {
+      ...start,
+      cursor: menu.length === 0 ? 0 : editing ? menu.findIndex((row) => row._tag === "Other") : c.cursor % menu.length,
+      toggled: start.toggled.map((_, i) => i < c.ticked),
+      editing: editing ? text : undefined,
+      caret: c.caret % (text.length + 1)
+    }
+    const frame = questionFrame(context, state, { colors: c.typed % 2 === 0 }, { columns: c.columns, rows: c.rows })
+    expect(rowCount(frame, c.columns)).toBeLessThanOrEqual(Math.max(1, c.rows - 1))
+    expect(frame).toContain("❯")
+    if (editing) expect(frame).toMatch(/█|\x1b\[7m/)
+    // From three rows on, the question's start is shown too.
+    const first = context.question.question.split("\n")[0]!.slice(0, c.columns - 1)
+    if (c.rows >= 3) expect(frame).toContain(first)
+  })
+
+  it("in a pane of 5 rows or fewer, the question and the row under the cursor come first, then the hint", () => {
+    const context = contexts[0]!
+    const state = { ...initialState(context), cursor: 1 }
+    const frame = (rows: number) => questionFrame(context, state, { colors: false }, { columns: 40, rows })
+    expect(frame(1)).toBe("❯ SQLite")
+    expect(frame(2)).toBe("❯ SQLite")
+    expect(frame(3)).toBe("Which database?\n❯ SQLite")
+    expect(frame(4)).toBe("Which database?\n❯ SQLite\n↑/↓ move · Enter chooses · Esc cancels")
+    expect(frame(5)).toBe("Which database?\n  Postgres (Recommended) - Relational\n❯ SQLite\n↑/↓ move · Enter chooses · Esc cancels")
+  })
+
+  it("a long typed text scrolls sideways around the caret, in one row", () => {
+    const context = contexts[2]!
+    const text = Array.from({ length: 40 }, (_, i) => String(i % 10)).join("")
+    const atEnd = questionFrame(context, { ...initialState(context), editing: text, caret: 40 }, { colors: false }, { columns: 20, rows: 10 })
+    expect(atEnd.split("\n")).toContain("❯ …4567890123456789█")
+    const inside = questionFrame(context, { ...initialState(context), editing: text, caret: 20 }, { colors: false }, { columns: 20, rows: 10 })
+    expect(inside.split("\n")).toContain("❯ …23456789\x1b[7m0\x1b[27m1234567…")
+  })
 })
 
 describe("desktop notification", () => {
