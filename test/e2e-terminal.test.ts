@@ -186,6 +186,41 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     }
   })
 
+  it("closing the terminal: SIGHUP exits 129 (also in the Other field); with SIGHUP ignored, PROVIDER_CLOSED in one line, exit 1", async () => {
+    const dir = tempDir()
+    // The pane's shell dies with the pane, so the program writes its own exit status on the way out.
+    const recorder = `${dir}/exit.cjs`
+    writeFileSync(recorder, `process.on("exit", (code) => require("node:fs").writeFileSync(process.env.EXIT_FILE, String(code)))`)
+    const run = (name: string, wrap: (command: string) => string) => {
+      const command = `EXIT_FILE=${dir}/${name}.status NODE_OPTIONS='--require ${recorder}' ${askUser} ${files["storage.json"]} 2>${dir}/${name}.err`
+      const pane = open(wrap(command))
+      return {
+        pane,
+        result: async () => {
+          const deadline = Date.now() + 20_000
+          while (!existsSync(`${dir}/${name}.status`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+          return { status: readFileSync(`${dir}/${name}.status`, "utf8"), stderr: readFileSync(`${dir}/${name}.err`, "utf8") }
+        }
+      }
+    }
+    const hungUp = run("hup", (command) => command)
+    const inOther = run("other", (command) => command)
+    const ignored = run("ignored", (command) => `trap '' HUP; ${command}`)
+    await hungUp.pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    await ignored.pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    await inOther.pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    inOther.pane.keys("Down", "Down", "Enter")
+    inOther.pane.text("half typed")
+    await inOther.pane.waitFor((text) => text.includes("half typed█"), "the Other field")
+    for (const { pane } of [hungUp, inOther, ignored]) tmux("kill-session", "-t", pane.name)
+    expect(await hungUp.result()).toEqual({ status: "129", stderr: "" })
+    expect(await inOther.result()).toEqual({ status: "129", stderr: "" })
+    const closed = await ignored.result()
+    expect(closed.status).toBe("1")
+    expect(closed.stderr).toMatch(/^ask-user: PROVIDER_CLOSED: [^\n]+\n$/)
+    expect(closed.stderr).not.toContain("QuitError")
+  })
+
   it("--timeout ends an unanswered prompt with exit 4 and restores the terminal", async () => {
     const pane = open(`${askUser} --timeout 2s ${files["request.json"]}`)
     await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope } from "effect"
+import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope, Terminal } from "effect"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
-import { PassThrough } from "node:stream"
+import { PassThrough, Writable } from "node:stream"
+import type * as tty from "node:tty"
+import { makeTerminal } from "../src/terminal/device.js"
 import { desktopNotification } from "../src/terminal/notify.js"
 import { initialState, type QuestionContext, rowsOf } from "../src/terminal/question.js"
 import { questionFrame, rowCount } from "../src/terminal/render.js"
@@ -189,6 +191,31 @@ describe("TerminalProvider, TTY mode", () => {
         expect(terminal.openSessions()).toBe(0)
       })
     ))
+
+  it.live("a terminal that hangs up (input ends with EIO, writes fail EIO) fails the ask PROVIDER_CLOSED, in one line", () =>
+    Effect.gen(function*() {
+      const eio = (syscall: string) => Object.assign(new Error(`${syscall} EIO`), { code: "EIO" })
+      // Stand-ins for the tty streams of /dev/tty: raw mode is a no-op, writes fail once hung up.
+      const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input })
+      let hungUp = false
+      let drawn = ""
+      const output = new Writable({
+        write: (chunk: Buffer, _, done) => {
+          if (!hungUp) drawn += chunk.toString()
+          done(hungUp ? eio("write") : null)
+        }
+      })
+      const provider = TerminalProvider.layerTerminal({ bell: false }).pipe(
+        Layer.provide(Layer.succeed(Terminal.Terminal, makeTerminal({ input: input as unknown as tty.ReadStream, output })))
+      )
+      const asked = yield* Effect.forkChild(Effect.flip(UserInteraction.ask(single)).pipe(Effect.provide(UserInteraction.layerWith(provider))))
+      while (!drawn.includes("Which database?")) yield* Effect.sleep("10 millis")
+      hungUp = true
+      input.destroy(eio("read"))
+      const error = yield* Fiber.join(asked)
+      expect(error.code).toBe("PROVIDER_CLOSED")
+      expect(error.message).not.toMatch(/QuitError|\n/)
+    }))
 
   it.effect("rings the bell when a question appears, unless told not to", () =>
     Effect.gen(function*() {
