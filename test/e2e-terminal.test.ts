@@ -29,6 +29,7 @@ const request = {
 }
 const files = tempFiles({
   "request.json": request,
+  "storage.json": { questions: [request.questions[0]] },
   "tall.json": {
     questions: [{
       id: "tall",
@@ -49,7 +50,7 @@ const files = tempFiles({
 let sessions = 0
 
 /** Runs `command` (a shell command line) in a fresh tmux window; returns helpers to drive it. */
-const open = (command: string, height = 50) => {
+const open = (command: string, height = 50, width = 120) => {
   const name = `s${++sessions}`
   const dir = tempDir()
   const out = `${dir}/out.json`
@@ -57,7 +58,7 @@ const open = (command: string, height = 50) => {
   const stty = `${dir}/stty`
   // After the program ends, record its status and the terminal's settings, then idle so the pane can be read.
   const script = `${command} >${out}; echo $? >${status}; stty -a >${stty}; echo DONE; sleep 600`
-  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", String(height), "sh", "-c", script)
+  tmux("new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "sh", "-c", script)
   const screen = () => tmux("capture-pane", "-p", "-t", name)
   const history = () => tmux("capture-pane", "-p", "-S", "-500", "-t", name)
   const waitFor = async (predicate: (text: string) => boolean, what: string) => {
@@ -185,6 +186,41 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     }
   })
 
+  it("closing the terminal: SIGHUP exits 129 (also in the Other field); with SIGHUP ignored, PROVIDER_CLOSED in one line, exit 1", async () => {
+    const dir = tempDir()
+    // The pane's shell dies with the pane, so the program writes its own exit status on the way out.
+    const recorder = `${dir}/exit.cjs`
+    writeFileSync(recorder, `process.on("exit", (code) => require("node:fs").writeFileSync(process.env.EXIT_FILE, String(code)))`)
+    const run = (name: string, wrap: (command: string) => string) => {
+      const command = `EXIT_FILE=${dir}/${name}.status NODE_OPTIONS='--require ${recorder}' ${askUser} ${files["storage.json"]} 2>${dir}/${name}.err`
+      const pane = open(wrap(command))
+      return {
+        pane,
+        result: async () => {
+          const deadline = Date.now() + 20_000
+          while (!existsSync(`${dir}/${name}.status`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+          return { status: readFileSync(`${dir}/${name}.status`, "utf8"), stderr: readFileSync(`${dir}/${name}.err`, "utf8") }
+        }
+      }
+    }
+    const hungUp = run("hup", (command) => command)
+    const inOther = run("other", (command) => command)
+    const ignored = run("ignored", (command) => `trap '' HUP; ${command}`)
+    await hungUp.pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    await ignored.pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    await inOther.pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    inOther.pane.keys("Down", "Down", "Enter")
+    inOther.pane.text("half typed")
+    await inOther.pane.waitFor((text) => text.includes("half typed█"), "the Other field")
+    for (const { pane } of [hungUp, inOther, ignored]) tmux("kill-session", "-t", pane.name)
+    expect(await hungUp.result()).toEqual({ status: "129", stderr: "" })
+    expect(await inOther.result()).toEqual({ status: "129", stderr: "" })
+    const closed = await ignored.result()
+    expect(closed.status).toBe("1")
+    expect(closed.stderr).toMatch(/^ask-user: PROVIDER_CLOSED: [^\n]+\n$/)
+    expect(closed.stderr).not.toContain("QuitError")
+  })
+
   it("--timeout ends an unanswered prompt with exit 4 and restores the terminal", async () => {
     const pane = open(`${askUser} --timeout 2s ${files["request.json"]}`)
     await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
@@ -210,6 +246,30 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     const result = await pane.finished()
     expect(result.status).toBe(0)
     expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["no"])
+  })
+
+  it("in panes 5 and 3 rows high every redraw fits, so the scrollback keeps no stale copies", async () => {
+    // Lines printed first put the cursor at the bottom, where a frame too tall for the pane would scroll.
+    const sizes = [[20, 5], [40, 3]] as const
+    const panes = sizes.map(([width, height]) => open(`seq 1 10; ${askUser} ${files["storage.json"]}`, height, width))
+    for (const [i, pane] of panes.entries()) {
+      await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+      for (const [arrow, row] of [["Down", "❯ SQLite"], ["Down", "❯ Other"], ["Up", "❯ SQLite"], ["Up", "❯ Postgres"]]) {
+        pane.keys(arrow!)
+        await pane.waitFor((text) => text.includes(row!), `${arrow} to ${row}`)
+      }
+      // Below the last printed line: the frame on screen (one row spare) and nothing else.
+      const history = pane.history()
+      const frame = history.slice(history.lastIndexOf("\n10\n") + 4).trimEnd().split("\n")
+      expect(frame.length).toBeLessThanOrEqual(sizes[i]![1] - 1)
+      expect(frame.join("\n")).toContain("Which database?")
+      pane.keys("Enter")
+    }
+    for (const pane of panes) {
+      const result = await pane.finished()
+      expect(result.status).toBe(0)
+      expect(JSON.parse(result.stdout)).toEqual({ answers: [{ id: "db", selected: ["Postgres"] }] })
+    }
   })
 
   it("hostile model text is shown as visible escapes: no clear, no title, no clipboard", async () => {

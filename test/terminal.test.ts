@@ -1,8 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope, Terminal } from "effect"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
-import { PassThrough } from "node:stream"
+import { PassThrough, Writable } from "node:stream"
+import type * as tty from "node:tty"
+import { makeTerminal } from "../src/terminal/device.js"
+import { desktopNotification } from "../src/terminal/notify.js"
+import { initialState, type QuestionContext, rowsOf } from "../src/terminal/question.js"
+import { questionFrame, rowCount } from "../src/terminal/render.js"
 import { hostile } from "./terminalCorpus.js"
 import {
   ctrl,
@@ -10,6 +15,7 @@ import {
   enter,
   esc,
   key,
+  type Key,
   left,
   makeTestTerminal,
   ownSequences,
@@ -151,14 +157,19 @@ describe("TerminalProvider, TTY mode", () => {
       })
     ))
 
-  it.effect("Esc in a text field cancels too", () =>
-    withTerminal((terminal) =>
-      Effect.gen(function*() {
-        yield* terminal.press(typed("half"), esc)
-        const error = yield* Effect.flip(UserInteraction.ask({ questions: [batch.questions[2]!] }))
-        expect(error.code).toBe("ASK_CANCELLED")
-      })
-    ))
+  it.effect("Esc in a text field and Ctrl+D in a menu cancel too, each message naming its key", () =>
+    Effect.gen(function*() {
+      const cancel = (request: AskUserQuestionRequest, ...keys: ReadonlyArray<Key | ReadonlyArray<Key>>) =>
+        withTerminal((terminal) =>
+          terminal.press(...keys).pipe(Effect.andThen(Effect.flip(UserInteraction.ask(request))))
+        )
+      const byEsc = yield* cancel({ questions: [batch.questions[2]!] }, typed("half"), esc)
+      const byCtrlD = yield* cancel(single, down, ctrl("d"))
+      expect([byEsc.code, byCtrlD.code]).toEqual(["ASK_CANCELLED", "ASK_CANCELLED"])
+      expect(byEsc.message).toMatch(/Esc/)
+      expect(byCtrlD.message).toMatch(/Ctrl\+D \(end of input\)/)
+      expect(byCtrlD.message).not.toMatch(/Esc/)
+    }))
 
   it.effect("Ctrl+C aborts the request (ASK_ABORTED)", () =>
     withTerminal((terminal) =>
@@ -180,6 +191,31 @@ describe("TerminalProvider, TTY mode", () => {
         expect(terminal.openSessions()).toBe(0)
       })
     ))
+
+  it.live("a terminal that hangs up (input ends with EIO, writes fail EIO) fails the ask PROVIDER_CLOSED, in one line", () =>
+    Effect.gen(function*() {
+      const eio = (syscall: string) => Object.assign(new Error(`${syscall} EIO`), { code: "EIO" })
+      // Stand-ins for the tty streams of /dev/tty: raw mode is a no-op, writes fail once hung up.
+      const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input })
+      let hungUp = false
+      let drawn = ""
+      const output = new Writable({
+        write: (chunk: Buffer, _, done) => {
+          if (!hungUp) drawn += chunk.toString()
+          done(hungUp ? eio("write") : null)
+        }
+      })
+      const provider = TerminalProvider.layerTerminal({ bell: false }).pipe(
+        Layer.provide(Layer.succeed(Terminal.Terminal, makeTerminal({ input: input as unknown as tty.ReadStream, output })))
+      )
+      const asked = yield* Effect.forkChild(Effect.flip(UserInteraction.ask(single)).pipe(Effect.provide(UserInteraction.layerWith(provider))))
+      while (!drawn.includes("Which database?")) yield* Effect.sleep("10 millis")
+      hungUp = true
+      input.destroy(eio("read"))
+      const error = yield* Fiber.join(asked)
+      expect(error.code).toBe("PROVIDER_CLOSED")
+      expect(error.message).not.toMatch(/QuitError|\n/)
+    }))
 
   it.effect("rings the bell when a question appears, unless told not to", () =>
     Effect.gen(function*() {
@@ -396,6 +432,86 @@ describe("TerminalProvider, TTY mode", () => {
         expect(text).toContain("\\u202etxt.exe")
       })
     ))
+})
+
+describe("questionFrame", () => {
+  const tall = Array.from({ length: 60 }, (_, i) => `question line ${i + 1}`).join("\n")
+  const contexts: ReadonlyArray<QuestionContext> = [
+    { question: single.questions[0]!, index: 0, total: 1, agentName: undefined },
+    { question: batch.questions[1]!, index: 1, total: 3, agentName: "Planner" },
+    { question: batch.questions[2]!, index: 2, total: 3, agentName: "Planner" },
+    { question: { id: "t", header: "Tall", question: tall, options: [{ label: "yes" }, { label: "no" }] }, index: 0, total: 2, agentName: "A" },
+    {
+      question: { id: "m", question: `Pick ${"many ".repeat(30)}`, multiSelect: true, options: Array.from({ length: 30 }, (_, i) => ({ label: `option ${i} ${"x".repeat(i * 5)}` })) },
+      index: 0,
+      total: 1,
+      agentName: undefined
+    }
+  ]
+  const int = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
+  const cases = Arbitrary.schema(Schema.Struct({
+    context: int(0, contexts.length - 1),
+    rows: int(1, 30),
+    columns: int(20, 120),
+    cursor: int(0, 40),
+    ticked: int(0, 40),
+    editing: Schema.Boolean,
+    typed: int(0, 300),
+    caret: int(0, 300)
+  }))
+
+  it.prop("every frame fits the pane with a row spare (a one-row pane: one row), and shows the row under the cursor", [cases], ([c]) => {
+    const context = contexts[c.context]!
+    const menu = rowsOf(context)
+    const editing = menu.length === 0 || c.editing
+    const start = initialState(context)
+    const text = "typed ".repeat(60).slice(0, c.typed)
+    const state = {
+      ...start,
+      cursor: menu.length === 0 ? 0 : editing ? menu.findIndex((row) => row._tag === "Other") : c.cursor % menu.length,
+      toggled: start.toggled.map((_, i) => i < c.ticked),
+      editing: editing ? text : undefined,
+      caret: c.caret % (text.length + 1)
+    }
+    const frame = questionFrame(context, state, { colors: c.typed % 2 === 0 }, { columns: c.columns, rows: c.rows })
+    expect(rowCount(frame, c.columns)).toBeLessThanOrEqual(Math.max(1, c.rows - 1))
+    expect(frame).toContain("❯")
+    if (editing) expect(frame).toMatch(/█|\x1b\[7m/)
+    // From three rows on, the question's start is shown too.
+    const first = context.question.question.split("\n")[0]!.slice(0, c.columns - 1)
+    if (c.rows >= 3) expect(frame).toContain(first)
+  })
+
+  it("in a pane of 5 rows or fewer, the question and the row under the cursor come first, then the hint", () => {
+    const context = contexts[0]!
+    const state = { ...initialState(context), cursor: 1 }
+    const frame = (rows: number) => questionFrame(context, state, { colors: false }, { columns: 40, rows })
+    expect(frame(1)).toBe("❯ SQLite")
+    expect(frame(2)).toBe("❯ SQLite")
+    expect(frame(3)).toBe("Which database?\n❯ SQLite")
+    expect(frame(4)).toBe("Which database?\n❯ SQLite\n↑/↓ move · Enter chooses · Esc cancels")
+    expect(frame(5)).toBe("Which database?\n  Postgres (Recommended) - Relational\n❯ SQLite\n↑/↓ move · Enter chooses · Esc cancels")
+  })
+
+  it("a long typed text scrolls sideways around the caret, in one row", () => {
+    const context = contexts[2]!
+    const text = Array.from({ length: 40 }, (_, i) => String(i % 10)).join("")
+    const atEnd = questionFrame(context, { ...initialState(context), editing: text, caret: 40 }, { colors: false }, { columns: 20, rows: 10 })
+    expect(atEnd.split("\n")).toContain("❯ …4567890123456789█")
+    const inside = questionFrame(context, { ...initialState(context), editing: text, caret: 20 }, { colors: false }, { columns: 20, rows: 10 })
+    expect(inside.split("\n")).toContain("❯ …23456789\x1b[7m0\x1b[27m1234567…")
+  })
+})
+
+describe("desktop notification", () => {
+  it("carries the agent and the question inert: one OSC 777 and one OSC 9, nothing raw inside", () => {
+    for (const text of hostile) {
+      const written = desktopNotification({ agent: { id: "a", name: text }, questions: [{ id: "q", question: text }] })
+      const fields = /^\x1b\]777;notify;([^;\x07]*);([^;\x07]*)\x07\x1b\]9;([^\x07]*)\x07$/.exec(written)
+      expect(fields).not.toBeNull()
+      for (const field of fields!.slice(1)) expect(field).not.toMatch(unsafeChars)
+    }
+  })
 })
 
 const lineProvider = (input: PassThrough, output: PassThrough) =>

@@ -42,5 +42,17 @@ export const hostile: ReadonlyArray<string> = [
   "\u200e LRM \u200f RLM",
   "\u061c Arabic letter mark",
   "line\u2028separator\u2029paragraph",
-  "\ufeff byte-order mark inside"
+  "\ufeff byte-order mark inside",
+  "ye\u2060s (word joiner)",
+  "\u2061 function application \u2062 invisible times \u2063 separator \u2064 plus",
+  "Mongolian\u180e vowel separator",
+  "soft\u00adhyphen",
+  "\ufff9 interlinear \ufffa annotation \ufffb terminator",
+  "tags \u{e0001}\u{e0041}\u{e0042}\u{e007f} hidden text",
+  "grapheme\u034f joiner",
+  "Hangul\u115f fillers\u1160 \u3164 \uffa0 look blank",
+  "\u206a \u206b \u206c \u206d \u206e \u206f deprecated format",
+  "\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f prepended marks",
+  "\u{110bd} Kaithi \u{1bca0}\u{1bca1}\u{1bca2}\u{1bca3} shorthand \u{1d173}\u{1d17a} musical",
+  "ye\ufe0fs and no\u{e0100} (variation selectors after letters)"
 ]

@@ -80,5 +80,16 @@ export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function
 /** The control sequences the prompts themselves write (cursor, erase, caret, bell); everything else must be inert. */
 export const ownSequences = /\x1b\[\?25[lh]|\x1b\[2K|\x1b\[1A|\x1b\[2?7m|\r|\x07/g
 
-/** Characters that must never reach a terminal from model text. */
-export const unsafeChars = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/u
+/**
+ * Characters that must never reach a terminal from model text: controls other than tab and
+ * newline, every format character (Cf: zero-width, BiDi, tags, …), the line and paragraph
+ * separators, every other default-ignorable (invisible) character except variation selectors,
+ * and a variation selector right after a Latin letter, white space or the start, where it only
+ * hides (`ye\ufe0fs`). Written with Unicode properties (the `v` flag's class subtraction), not
+ * as the sanitizer's own list, so that it checks that list.
+ */
+export const unsafeChars = new RegExp(
+  String.raw`[[\p{Cc}--[\t\n]]\p{Cf}\p{Zl}\p{Zp}[\p{Default_Ignorable_Code_Point}--\p{Variation_Selector}]]` +
+    String.raw`|(?:^|[\p{Script=Latin}\s])\p{Variation_Selector}`,
+  "v"
+)

@@ -4,13 +4,14 @@
  * A question, header, label, description or agent name comes from a model and
  * may carry escape sequences that clear the screen, move the cursor, write the
  * clipboard (OSC 52), plant links (OSC 8), retitle the window, or reorder what
- * the human reads (BiDi overrides), or hide characters altogether (zero-width
- * space and joiners, direction marks, U+2028/2029, U+FEFF: `ye\u200bs` would
- * read as `yes`). Every such sequence needs an introducer character: ESC or an
+ * the human reads (BiDi overrides), or hide characters altogether (every
+ * format character, such as zero-width space and joiners, direction marks, the
+ * word joiner, tag characters; the Hangul fillers; U+2028/2029: `ye\u2060s`
+ * would read as `yes`). Every such sequence needs an introducer character: ESC or an
  * 8-bit C1 control for CSI/OSC/DCS/SOS/PM/APC, a C0/C1 control for the rest, a
  * BiDi override or isolate for reordering. Replacing each of those characters,
  * and each invisible format character, with a visible escape (`\x1b`, `\x9b`,
- * `\u202e`, `\u200b`) leaves the rest of a sequence as plain, printable text,
+ * `\u202e`, `\u200b`, `\u{e0041}`) leaves the rest of a sequence as plain, printable text,
  * so the human sees what the model sent and the terminal interprets none of it.
  *
  * Only what is displayed is sanitised: answers return labels unchanged. The
@@ -19,15 +20,30 @@
  * @internal
  */
 
-// C0 controls except tab (0x09) and newline (0x0a), DEL, the C1 range (0x80–0x9f),
-// the BiDi embeddings/overrides (U+202A–U+202E) and isolates (U+2066–U+2069), and the
-// invisible format characters: zero-width space/joiners and LRM/RLM (U+200B–U+200F),
-// the Arabic letter mark (U+061C), the line/paragraph separators (U+2028/2029), the BOM (U+FEFF).
-const unsafe = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/gu
+// Always unsafe: C0 controls except tab (0x09) and newline (0x0a), DEL and the C1 range
+// (0x80–0x9f); every format character (General Category Cf: zero-width space and joiners,
+// LRM/RLM, the BiDi embeddings, overrides and isolates, word joiner, invisible operators, soft
+// hyphen, BOM, interlinear annotation, tag characters, prepended concatenation marks, …); the
+// line and paragraph separators (U+2028/2029); and the other default-ignorable characters,
+// which terminals draw as nothing: the combining grapheme joiner (U+034F), the Hangul fillers
+// (U+115F, U+1160, U+3164, U+FFA0), the Khmer inherent vowels (U+17B4/17B5), the reserved
+// U+2065 and U+FFF0–FFF8, and the rest of plane 14 outside the variation selectors.
+const alwaysUnsafe = String.raw`\x00-\x08\x0b-\x1f\x7f-\x9f\p{Cf}\u2028\u2029\u2065\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\ufff0-\ufff8\u{e0000}-\u{e00ff}\u{e01f0}-\u{e0fff}`
+// Variation selectors pick an emoji's or ideograph's form (❤️ is U+2764 U+FE0F, 1️⃣ has one after
+// the digit) and must stay for those. After a Latin, Greek or Cyrillic letter, white space, the
+// start, another selector or an escaped character they change nothing visible and only hide
+// (`ye\ufe0fs` reads as `yes`), so there they are unsafe too.
+const variationSelector = String.raw`\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}`
+const hidingPlace = String.raw`^|[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\s${variationSelector}${alwaysUnsafe}]`
+const unsafe = new RegExp(`[${alwaysUnsafe}]|(?<=${hidingPlace})[${variationSelector}]`, "gu")
 
 const visible = (char: string): string => {
   const code = char.codePointAt(0) ?? 0
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : code <= 0xffff
+    ? `\\u${code.toString(16).padStart(4, "0")}`
+    : `\\u{${code.toString(16)}}`
 }
 
 /** True when `text` holds a character that `sanitize` would replace. */
@@ -38,8 +54,8 @@ export const hasUnsafe = (text: string): boolean => {
 
 /**
  * `text` with every control character (other than newline and tab), every
- * BiDi override or isolate and every invisible format character replaced by
- * its visible escape.
+ * format character (BiDi controls included), every other invisible character
+ * and every variation selector that only hides replaced by its visible escape.
  */
 export const sanitize = (text: string): string => text.replace(unsafe, visible)
 

@@ -8,6 +8,8 @@
  * (one request's prompt), so an interrupted or finished prompt always leaves
  * the terminal in cooked mode. Esc, Ctrl+C and Ctrl+D do not end the key
  * queue: the question sees them and tells cancel from interrupt itself.
+ * A hung-up terminal is not a failure: drawing stops, and the key queue ends
+ * after a short grace in which a SIGHUP can arrive.
  *
  * @internal
  */
@@ -25,8 +27,38 @@ export interface TerminalStreams {
   readonly output: TerminalOutput
 }
 
-/** A `Terminal` that reads keys from `input` (a TTY) and draws on `output`. */
+/**
+ * How long after a terminal hangs up its input is reported closed. The input
+ * ends (EOF or EIO) a few milliseconds before the kernel's SIGHUP reaches the
+ * process: the session leader gets it first, and we get it when that leader
+ * exits. Waiting lets the signal, when one comes, decide how the program
+ * ends (`ask-user` exits 129); when none comes (SIGHUP ignored by a wrapper),
+ * the ask fails `ProviderClosed`.
+ */
+export const hangUpGrace = 500
+
+// Errors of a hung-up terminal (EIO) are reported where they matter (the key queue ends, a write
+// is dropped); the streams' own "error" events must not crash the process while it restores the
+// terminal. One listener per stream, however many terminals are made over it.
+const ignoreError = () => {}
+const ignoringHangUp = <S extends NodeJS.EventEmitter>(stream: S): S => {
+  if (!stream.listeners("error").includes(ignoreError)) stream.on("error", ignoreError)
+  return stream
+}
+
+// A write to a terminal that hung up fails with EIO, and every later one on the stream that EIO destroyed.
+const isHangUp = (error: Error): boolean => (error as NodeJS.ErrnoException).code === "EIO"
+
+/**
+ * A `Terminal` that reads keys from `input` (a TTY) and draws on `output`.
+ * Once the terminal hangs up, drawing does nothing (there is no screen left
+ * to draw on, and taking a prompt down must not fail), and the key queue ends
+ * `hangUpGrace` later.
+ */
 export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Terminal => {
+  ignoringHangUp(input)
+  ignoringHangUp(output)
+  let hungUp = false
   const readInput: Effect.Effect<Queue.Dequeue<Terminal.UserInput, Cause.Done>, never, Scope.Scope> = Effect.gen(
     function*() {
       const queue = yield* Queue.unbounded<Terminal.UserInput, Cause.Done>()
@@ -36,20 +68,26 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
           key: { name: key?.name ?? "", ctrl: key?.ctrl === true, meta: key?.meta === true, shift: key?.shift === true }
         })
       }
-      const onEnd = () => Queue.endUnsafe(queue)
+      let ending: ReturnType<typeof setTimeout> | undefined
+      const onEnd = () => {
+        ending ??= setTimeout(() => Queue.endUnsafe(queue), hangUpGrace)
+      }
       yield* Effect.acquireRelease(
         Effect.sync(() => {
           // A lone Esc is reported after this delay (readline's own default is 500 ms).
           readline.emitKeypressEvents(input, { escapeCodeTimeout: 50 } as unknown as readline.Interface)
           input.on("keypress", onKeypress)
           input.once("end", onEnd)
+          input.once("error", onEnd)
           input.setRawMode(true)
           input.resume()
         }),
         () =>
           Effect.sync(() => {
+            clearTimeout(ending)
             input.off("keypress", onKeypress)
             input.off("end", onEnd)
+            input.off("error", onEnd)
             if (!input.destroyed) {
               try {
                 input.setRawMode(false)
@@ -60,7 +98,8 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
             }
           })
       )
-      if (input.readableEnded || input.destroyed) onEnd()
+      // Input that ended before this prompt: no signal is on its way.
+      if (input.readableEnded || input.destroyed) Queue.endUnsafe(queue)
       return queue
     }
   )
@@ -86,9 +125,11 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
     readLine: Effect.fail(new Terminal.QuitError({})),
     display: (text) =>
       Effect.callback<void, PlatformError.PlatformError>((resume) => {
-        output.write(text, (error) =>
+        if (hungUp) return resume(Effect.void)
+        output.write(text, (error) => {
+          if (error && isHangUp(error)) hungUp = true
           resume(
-            error
+            error && !hungUp
               ? Effect.fail(PlatformError.badArgument({
                 module: "Terminal",
                 method: "display",
@@ -96,14 +137,11 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
                 cause: error
               }))
               : Effect.void
-          ))
+          )
+        })
       }).pipe(Effect.uninterruptible)
   })
 }
-
-// Writes to a terminal that hung up fail with EIO: `display` reports that through its callback,
-// and the stream's own "error" event must not crash the process while it restores the terminal.
-const ignoringHangUp = (output: tty.WriteStream): tty.WriteStream => output.on("error", () => {})
 
 /**
  * Opens the controlling terminal (`/dev/tty`) for reading keys and drawing,

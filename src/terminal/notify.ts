@@ -26,8 +26,9 @@ const maxBody = 200
 
 /** One field of an OSC notification: inert, one line, no separator, bounded. */
 const field = (text: string, max: number): string => {
-  const line = sanitizeLine(text).replace(/;/g, ",").trim()
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+  const line = Array.from(sanitizeLine(text).replace(/;/g, ",").trim())
+  // Cut between code points, never inside a surrogate pair.
+  return line.length > max ? `${line.slice(0, max - 1).join("")}…` : line.join("")
 }
 
 /** The OSC 777 and OSC 9 notifications announcing `request`. */

@@ -16,6 +16,7 @@ import { Prompt } from "effect/cli"
 import type { AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { AskAborted, AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
 import {
+  type CancelKey,
   initialState,
   type QuestionContext,
   type QuestionOutcome,
@@ -37,7 +38,7 @@ interface Screen {
 
 type RequestOutcome =
   | { readonly _tag: "Answered"; readonly answers: ReadonlyArray<AskUserQuestionAnswerItem> }
-  | { readonly _tag: "Cancelled" }
+  | { readonly _tag: "Cancelled"; readonly key: CancelKey }
   | { readonly _tag: "Aborted" }
 
 // The prompt module does not export its action constructors; this builds the same tagged values.
@@ -120,11 +121,16 @@ const requestPrompt = (
   return from(0, [])
 }
 
+const cancelMessages: Record<CancelKey, string> = {
+  "Esc": "The human pressed Esc and cancelled the request.",
+  "Ctrl+D": "The human pressed Ctrl+D (end of input) and cancelled the request."
+}
+
 // Prompts need FileSystem and Path in their environment; questions touch neither.
 const promptEnvironment = Layer.mergeAll(FileSystem.layerNoop({}), Path.layer)
 
 /**
- * Asks a whole request on the `Terminal`: Esc fails `AskCancelled`, Ctrl+C
+ * Asks a whole request on the `Terminal`: Esc or Ctrl+D fails `AskCancelled`, Ctrl+C
  * `AskAborted`, closed input `ProviderClosed`. When interrupted, the prompt
  * is erased and the cursor shown again.
  */
@@ -145,7 +151,7 @@ export const askOnTerminal = (
       case "Answered":
         return { answers: outcome.answers }
       case "Cancelled":
-        return yield* new AskCancelled({ message: "The human pressed Esc and cancelled the request." })
+        return yield* new AskCancelled({ message: cancelMessages[outcome.key] })
       case "Aborted":
         return yield* new AskAborted({ message: "The human pressed Ctrl+C." })
     }

@@ -22,10 +22,13 @@ export type Row =
   | { readonly _tag: "Other" }
   | { readonly _tag: "Skip" }
 
-/** How a question ended: an answer, or the whole request cancelled or aborted. */
+/** The key that cancelled a request: Esc, or Ctrl+D (end of input, as a shell reads it). */
+export type CancelKey = "Esc" | "Ctrl+D"
+
+/** How a question ended: an answer, or the whole request cancelled (by which key) or aborted. */
 export type QuestionOutcome =
   | { readonly _tag: "Answered"; readonly item: AskUserQuestionAnswerItem }
-  | { readonly _tag: "Cancelled" }
+  | { readonly _tag: "Cancelled"; readonly key: CancelKey }
   | { readonly _tag: "Aborted" }
 
 /** The menu or text field of one question. */
@@ -106,7 +109,8 @@ const isEnter = (key: KeyPress) => key.name === "return" || key.name === "enter"
 export const step = (context: QuestionContext, state: QuestionState, key: KeyPress): Step => {
   // Ctrl+C in raw mode sends no SIGINT: it is the human's interrupt. Esc (and Ctrl+D) dismiss the request.
   if (key.ctrl && key.name === "c") return { _tag: "Done", outcome: { _tag: "Aborted" } }
-  if (key.name === "escape" || (key.ctrl && key.name === "d")) return { _tag: "Done", outcome: { _tag: "Cancelled" } }
+  if (key.name === "escape") return { _tag: "Done", outcome: { _tag: "Cancelled", key: "Esc" } }
+  if (key.ctrl && key.name === "d") return { _tag: "Done", outcome: { _tag: "Cancelled", key: "Ctrl+D" } }
   return state.editing === undefined ? stepMenu(context, state, key) : stepText(context, state, state.editing, key)
 }
 

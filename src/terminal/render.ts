@@ -63,13 +63,41 @@ const keyHints = (context: QuestionContext, state: QuestionState): ReadonlyArray
     : ["↑/↓ move", "Enter chooses", "Esc cancels"]
 }
 
-/** The text being typed, with its caret: a block at the end, else the character under it in reverse video. */
-const textField = (text: string, caret: number): string => {
-  const chars = Array.from(text)
-  const at = Math.min(caret, chars.length)
-  const before = sanitizeLine(chars.slice(0, at).join(""))
-  if (at === chars.length) return `${before}█`
-  return `${before}${reverse(sanitizeLine(chars[at]!))}${sanitizeLine(chars.slice(at + 1).join(""))}`
+/** Columns a piece of sanitised text takes (one per character: see the known limits). */
+const widthOf = (text: string): number => Array.from(text).length
+
+/**
+ * The text being typed, with its caret: a block at the end, else the
+ * character under it in reverse video. In at most `width` columns: a longer
+ * text scrolls sideways around the caret, "…" marking each end that is cut,
+ * so the field stays one screen row and the frame's height stays what was
+ * counted for it.
+ */
+const textField = (text: string, caret: number, width: number): string => {
+  // Each character is sanitised on its own, so an escape such as `\x1b` is never cut in two.
+  const cells = Array.from(text, (char) => sanitizeLine(char))
+  const at = Math.min(caret, cells.length)
+  if (at === cells.length) cells.push("█")
+  const draw = (i: number) => i === at && at < Array.from(text).length ? reverse(cells[i]!) : cells[i]!
+  let from = at
+  let to = at + 1
+  let used = widthOf(cells[at]!)
+  const fits = (extra: number, nextFrom: number, nextTo: number) =>
+    used + extra + (nextFrom > 0 ? 1 : 0) + (nextTo < cells.length ? 1 : 0) <= width
+  // Grow the window one character at a time, left and right in turn, while it fits.
+  for (let grew = true; grew;) {
+    grew = false
+    if (from > 0 && fits(widthOf(cells[from - 1]!), from - 1, to)) {
+      used += widthOf(cells[--from]!)
+      grew = true
+    }
+    if (to < cells.length && fits(widthOf(cells[to]!), from, to + 1)) {
+      used += widthOf(cells[to++]!)
+      grew = true
+    }
+  }
+  const shown = Array.from({ length: to - from }, (_, i) => draw(from + i)).join("")
+  return `${from > 0 ? "…" : ""}${shown}${to < cells.length ? "…" : ""}`
 }
 
 /** The size of the terminal drawn on. */
@@ -111,13 +139,80 @@ const wrapRows = (line: string, columns: number): ReadonlyArray<string> => {
   return rows
 }
 
+/** The rows each part of a frame gets. */
+interface Allotment {
+  readonly head: number
+  readonly text: number
+  readonly menu: number
+  readonly hint: number
+}
+
+/**
+ * Shares `budget` screen rows between the parts of a frame, given how many
+ * each would fill (the input line of an optionless question is always drawn).
+ * Rows go out in this order while any are left: the menu row under the
+ * cursor, the question's first row, the key hint, a few more menu rows, the
+ * tag line; then the whole menu if it fits (else room for its "more"
+ * markers), the rest of the question, the rest of the menu.
+ */
+const allot = (
+  budget: number,
+  need: { readonly input: number; readonly head: number; readonly text: number; readonly menu: number; readonly hint: number }
+): Allotment => {
+  let left = budget - need.input
+  const take = (rows: number) => {
+    const taken = Math.max(0, Math.min(rows, left))
+    left -= taken
+    return taken
+  }
+  let menu = take(Math.min(need.menu, 1))
+  let text = take(Math.min(need.text, 1))
+  const hint = take(need.hint)
+  menu += take(Math.min(need.menu, 3) - menu)
+  const head = take(need.head)
+  menu += take(need.menu - menu <= left ? need.menu - menu : 2)
+  text += take(need.text - text)
+  menu += take(need.menu - menu)
+  return { head, text, menu, hint }
+}
+
+/** The question's rows in `room` rows: cut with a "more lines" marker, or to its first row with "…". */
+const questionRows = (text: ReadonlyArray<string>, room: number, style: Style, columns: number): ReadonlyArray<string> => {
+  if (text.length <= room) return text.map((line) => bold(style, line))
+  if (room <= 1) return text.slice(0, room).map((line) => bold(style, clipRow(`${line} …`, columns)))
+  const more = clipRow(`  … ${text.length - room + 1} more lines of the question`, columns)
+  return [...text.slice(0, room - 1).map((line) => bold(style, line)), dim(style, more)]
+}
+
+/** The menu in `room` rows: a window around the cursor when it does not fit, with "more" markers from three rows on. */
+const menuWindow = (
+  rows: ReadonlyArray<string>,
+  cursor: number,
+  room: number,
+  style: Style,
+  columns: number
+): ReadonlyArray<string> => {
+  if (rows.length <= room) return rows
+  const markers = room >= 3
+  const window = Math.max(1, markers ? room - 2 : room)
+  const start = Math.min(Math.max(0, cursor - Math.floor(window / 2)), rows.length - window)
+  const shown = rows.slice(start, start + window)
+  if (!markers) return shown
+  const above = start > 0 ? `  ↑ ${start} more` : ""
+  const below = start + window < rows.length ? `  ↓ ${rows.length - start - window} more` : ""
+  return [dim(style, clipRow(above, columns)), ...shown, dim(style, clipRow(below, columns))]
+}
+
 /**
  * The frame of a question being answered (no trailing newline). It always
- * fits the terminal, one row spare: a frame taller than the screen scrolls
- * off the top, where it can no longer be erased, and every redraw would leave
- * a stale copy in the scrollback. So menu rows are cut to one screen row, the
- * menu is drawn as a window around the cursor when it does not fit, and a
- * question text taller than the room left is cut with a "more lines" marker.
+ * fits the terminal, one row spare (a one-row terminal gets one row): a
+ * frame taller than the screen scrolls off the top, where it can no longer
+ * be erased, and every redraw would leave a stale copy in the scrollback. So
+ * every row is one screen row (long rows cut with "…", a long typed text
+ * scrolled sideways), the menu is a window around the cursor when it does not
+ * fit, and the question is cut with a "more lines" marker; in a very small
+ * pane the tag line, then the hint, then the question give way (see `allot`),
+ * and the row under the cursor stays.
  */
 export const questionFrame = (
   context: QuestionContext,
@@ -126,10 +221,11 @@ export const questionFrame = (
   size: Size = { columns: 0, rows: 0 }
 ): string => {
   const { columns } = size
+  const width = columns > 0 ? columns : Infinity
   const options = context.question.options ?? []
   const multi = context.question.multiSelect === true
   const ticked = tickedCount(state)
-  const rows = rowsOf(context).map((row, i) => {
+  const menu = rowsOf(context).map((row, i) => {
     const active = i === state.cursor && (state.editing === undefined || row._tag === "Other")
     const pointer = active ? accent(style, "❯") : " "
     switch (row._tag) {
@@ -144,43 +240,41 @@ export const questionFrame = (
       }
       case "Other": {
         const typing = state.editing !== undefined
-        const text = typing ? `Other: ${textField(state.editing ?? "", state.caret)}` : otherLabel
-        // Custom text overrides choices (the answer rules): say so before the ticks are lost.
-        const note = multi && ticked > 0 ? dim(style, `  (${replacesTicked(ticked)})`) : ""
-        return `${typing ? accent(style, "❯") : pointer} ${multi ? "    " : ""}${text}${note}`
+        // Custom text overrides choices (the answer rules): say so before the ticks are lost,
+        // unless the pane is so narrow that the note would leave the field fewer than 10 columns.
+        const fieldRoom = width - widthOf(`❯ ${multi ? "    " : ""}Other: `)
+        const wanted = multi && ticked > 0 ? `  (${replacesTicked(ticked)})` : ""
+        const note = fieldRoom - widthOf(wanted) >= 10 || !typing ? wanted : ""
+        const text = typing
+          ? `Other: ${textField(state.editing ?? "", state.caret, Math.max(1, fieldRoom - widthOf(note)))}`
+          : otherLabel
+        return `${typing ? accent(style, "❯") : pointer} ${multi ? "    " : ""}${text}${note === "" ? "" : dim(style, note)}`
       }
       case "Skip":
         return `${pointer} ${multi ? "    " : ""}${dim(style, skipLabel)}`
     }
-  }).map((row) => state.editing !== undefined && row.includes("Other: ") ? row : clipRow(row, columns))
+  }).map((row) => clipRow(row, columns))
+  const input = options.length === 0
+    ? [`${accent(style, "❯")} ${textField(state.editing ?? "", state.caret, Math.max(1, width - 2))}`]
+    : []
   const hint = clipRow(dim(style, hintLine([...(state.hint === undefined ? [] : [state.hint]), ...keyHints(context, state)])), columns)
-  const footer = [
-    ...(options.length === 0 ? [`${accent(style, "❯")} ${textField(state.editing ?? "", state.caret)}`] : []),
-    hint
-  ]
   const { question, tags } = titleParts(context, style)
   const head = tags === undefined ? [] : [clipRow(tags, columns)]
   const text = question.flatMap((line) => wrapRows(line, columns))
-  // One row spare, so that the last row never makes the terminal scroll.
-  const room = (size.rows > 0 ? Math.max(size.rows - 1, 6) : Infinity) - rowCount(footer.join("\n"), columns) - head.length
-  // The menu keeps at least a few rows (with its two "more" markers when windowed); the question gets the rest.
-  const menuNeed = rows.length <= room - 1 ? rows.length : Math.min(rows.length, 3) + 2
-  const textRoom = Math.max(1, room - menuNeed)
-  const shown = text.length <= textRoom
-    ? text.map((line) => bold(style, line))
-    : [...text.slice(0, textRoom - 1).map((line) => bold(style, line)), dim(style, `  … ${text.length - textRoom + 1} more lines of the question`)]
-  const menuRoom = Math.max(1, room - shown.length)
-  let menu = rows
-  if (rows.length > menuRoom) {
-    const window = Math.max(1, menuRoom - 2)
-    const start = Math.min(Math.max(0, state.cursor - Math.floor(window / 2)), rows.length - window)
-    menu = [
-      dim(style, start > 0 ? `  ↑ ${start} more` : ""),
-      ...rows.slice(start, start + window),
-      dim(style, start + window < rows.length ? `  ↓ ${rows.length - start - window} more` : "")
-    ]
-  }
-  return [...head, ...shown, ...menu, ...footer].join("\n")
+  const room = allot(size.rows > 0 ? Math.max(1, size.rows - 1) : Infinity, {
+    input: input.length,
+    head: head.length,
+    text: text.length,
+    menu: menu.length,
+    hint: 1
+  })
+  return [
+    ...head.slice(0, room.head),
+    ...questionRows(text, room.text, style, columns),
+    ...menuWindow(menu, state.cursor, room.menu, style, columns),
+    ...input,
+    ...(room.hint > 0 ? [hint] : [])
+  ].join("\n")
 }
 
 /** The line left on screen once a question is done. */
