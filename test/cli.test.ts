@@ -22,6 +22,15 @@ const files = tempFiles({
   "answers.json": { db: "SQLite", features: ["auth", "search"], name: "atlas" },
   "answers-missing.json": { db: "SQLite" },
   "answers-bad.json": { db: 42 },
+  "answers-extra.json": { db: "SQLite", features: ["auth"], name: "atlas", zzz: "extra" },
+  "answers-json-extra.json": {
+    answers: [
+      { id: "db", selected: ["SQLite"] },
+      { id: "features", selected: [] },
+      { id: "name", selected: [], custom: "atlas" },
+      { id: "zzz", selected: [] }
+    ]
+  },
   "demo-answers.json": { database: "SQLite", features: ["Audit log"], name: { custom: "ledger" } },
   "hostile.json": {
     agent: { id: "x", name: hostile[0] },
@@ -133,6 +142,17 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     const bad = await runWith([files["request.json"]!, "--answers", files["answers-bad.json"]!])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("db")
+  })
+
+  it("--answers: a key or id that is not a question of the request breaks the answer rules, in either form", async () => {
+    for (const file of ["answers-extra.json", "answers-json-extra.json"]) {
+      const result = await runWith([files["request.json"]!, "--answers", files[file]!])
+      expect(result).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: "ask-user: INVALID_ANSWER: The provider's answer breaks the answer rules: \"zzz\" is not a question of the request\n"
+      })
+    }
   })
 
   it("the request may come on stdin with --answers, in either multiSelect casing", async () => {

@@ -4,7 +4,7 @@
  * the line mode or the scripted path, whatever terminal runs the tests.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -63,6 +63,27 @@ export const runWith = async (args: ReadonlyArray<string>, input = "") => {
   run.child.stdin!.end(input)
   const code = await run.exited
   return { code, stdout: run.stdout(), stderr: run.stderr() }
+}
+
+/**
+ * Runs to the end with stdout broken: `"full"` writes to /dev/full (ENOSPC),
+ * `"closed"` to a pipe whose reader has gone (EPIPE). Resolves with the exit
+ * status and stderr.
+ */
+export const runWithBrokenStdout = async (args: ReadonlyArray<string>, stdout: "full" | "closed") => {
+  const full = stdout === "full" ? openSync("/dev/full", "w") : undefined
+  const child = spawn(process.execPath, [program, ...args], {
+    detached: true,
+    stdio: ["ignore", full ?? "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" }
+  })
+  if (full !== undefined) closeSync(full)
+  // The reader goes before the program writes anything.
+  child.stdout?.destroy()
+  let err = ""
+  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")))
+  const code = await new Promise<number>((resolve) => child.once("close", (code) => resolve(code ?? -1)))
+  return { code, stderr: err }
 }
 
 const made: Array<string> = []

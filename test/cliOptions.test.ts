@@ -13,10 +13,14 @@ import {
   ProviderClosed,
   ProviderFailed
 } from "../src/UserInteractionError.js"
-import { answerItem, isAnswerJson } from "../src/cli/answersFile.js"
+import { answerItem, answersFromFile, isAnswerJson } from "../src/cli/answersFile.js"
+import { parseExpires } from "../src/cli/durableCommands.js"
 import { describeFailure, exitCodeFor, exitCodeForCause } from "../src/cli/exitCodes.js"
 import { inapplicableFlag, type RootFlags } from "../src/cli/flagRules.js"
 import { parseTimeout } from "../src/cli/options.js"
+import { CannotWrite } from "../src/cli/stdout.js"
+import { expiresInProblem, maxExpiresIn } from "../src/durable/expiry.js"
+import { storeUrlProblem } from "../src/durable/storeUrl.js"
 
 const millis = (text: string) => Option.map(parseTimeout(text), Duration.toMillis)
 
@@ -34,6 +38,36 @@ describe("ask-user flags", () => {
   it("--timeout refuses what is not a finite, positive duration", () => {
     for (const text of ["soon", "", "0s", "0 seconds", "-1s", "Infinity", "5 mins", "m5", "5x"]) {
       expect(parseTimeout(text)).toEqual(Option.none())
+    }
+  })
+})
+
+describe("ask-user durable flags", () => {
+  it("--expires takes what --timeout takes, up to 3650 days (about 10 years)", () => {
+    expect(Duration.toMillis(maxExpiresIn)).toBe(3650 * 86_400_000)
+    expect(Option.map(parseExpires("3650d"), Duration.toMillis)).toEqual(Option.some(3650 * 86_400_000))
+    expect(Option.map(parseExpires("1h"), Duration.toMillis)).toEqual(Option.some(3_600_000))
+    // Past the limit: the deadline would not be a date (99999999 days) or the engine's clock
+    // message would not encode (99999999999h); 3651 days is merely past the documented maximum.
+    for (const text of ["3651d", "99999999 days", "99999999999h", "0s", "soon"]) {
+      expect(parseExpires(text)).toEqual(Option.none())
+    }
+  })
+
+  it("the durable provider refuses an expiry that is not positive or past the maximum", () => {
+    expect(expiresInProblem("1 hour")).toBeUndefined()
+    expect(expiresInProblem(maxExpiresIn)).toBeUndefined()
+    expect(expiresInProblem("3651 days")).toContain("at most 3650 days")
+    expect(expiresInProblem(Duration.infinity)).toContain("at most 3650 days")
+    expect(expiresInProblem("0 millis")).toContain("positive")
+  })
+
+  it("a store URL must name a database: an empty or blank SQLite path or PostgreSQL URL is refused", () => {
+    for (const url of ["sqlite:/tmp/a.db", "sqlite:a.db", "sqlite:///tmp/a.db", "sqlite::memory:", "postgres://u@h/db", "postgresql:///db"]) {
+      expect(storeUrlProblem(url)).toBeUndefined()
+    }
+    for (const url of ["sqlite:", "sqlite:   ", "sqlite://", "sqlite:/tmp/", "postgres://", "postgresql://", "postgres:// ", "postgres:", " ", "", "mysql://x"]) {
+      expect(storeUrlProblem(url)).toBeTypeOf("string")
     }
   })
 })
@@ -94,6 +128,19 @@ describe("ask-user exit statuses", () => {
     expect(exitCodeForCause(Cause.die(new Error("defect")))).toBe(1)
   })
 
+  it("a broken stdout: EPIPE ends quietly with 141 (128 + SIGPIPE), any other write error exits 1 in one line", () => {
+    const pipe = new CannotWrite({ what: "the answer", cause: Object.assign(new Error("write EPIPE"), { code: "EPIPE" }) })
+    const full = new CannotWrite({
+      what: "the answer",
+      cause: Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })
+    })
+    expect(exitCodeFor(pipe)).toBe(141)
+    expect(exitCodeForCause(Cause.die(pipe))).toBe(141)
+    expect(exitCodeFor(full)).toBe(1)
+    expect(describeFailure(full)).toBe("ask-user: cannot write the answer: ENOSPC: no space left on device, write")
+    expect(describeFailure(pipe)).toBeUndefined()
+  })
+
   it("diagnostics name the code", () => {
     expect(describeFailure(new AskCancelled())).toBe("ask-user: ASK_CANCELLED: The human cancelled the request.")
   })
@@ -114,6 +161,21 @@ describe("--answers file entries", () => {
     expect(answerItem(question, ["Postgres", "SQLite"])).toEqual({ id: "db", selected: ["Postgres", "SQLite"] })
     expect(answerItem(question, null)).toEqual({ id: "db", selected: [] })
     expect(answerItem(question, { custom: "later" })).toEqual({ id: "db", selected: [], custom: "later" })
+  })
+})
+
+describe("--answers keyed form", () => {
+  const questions = [
+    { id: "go", question: "Go?", options: [{ label: "Yes" }, { label: "No" }] },
+    { id: "why", question: "Why?" }
+  ]
+
+  it("gives an item for every key, the request's questions first, so an unknown key breaks the rules like an unknown id", () => {
+    expect(answersFromFile({ why: "ok", go: "Yes" }, questions)).toEqual({
+      answers: [{ id: "go", selected: ["Yes"] }, { id: "why", selected: [], custom: "ok" }]
+    })
+    expect(answersFromFile({ go: "Yes", why: "ok", zzz: "extra" }, questions).answers.map((item) => item.id))
+      .toEqual(["go", "why", "zzz"])
   })
 })
 

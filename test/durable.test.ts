@@ -6,6 +6,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { type AskUserQuestionRequest, ScriptedProvider, UserInteraction } from "effect-user-interaction"
 import { DurableInbox, DurableProvider, type DurableProviderOptions, DurableStore } from "effect-user-interaction/durable"
 
@@ -15,9 +19,9 @@ const request = (id: string): AskUserQuestionRequest => ({
 })
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 
-const storeWith = (options?: DurableProviderOptions) =>
+const storeWith = (options?: DurableProviderOptions, url = "sqlite::memory:") =>
   Layer.mergeAll(UserInteraction.layerWith(DurableProvider.layer(options)), DurableInbox.layer).pipe(
-    Layer.provideMerge(DurableStore.layer("sqlite::memory:"))
+    Layer.provideMerge(DurableStore.layer(url))
   )
 
 /** Waits (polling, no timing assertion) until the ask `id` is listed as pending. */
@@ -94,6 +98,51 @@ describe("durable asks (in-memory store)", () => {
       expect(yield* Fiber.join(second)).toEqual(yes)
       expect(yield* UserInteraction.ask(request("j1"))).toEqual(yes)
     }).pipe(Effect.provide(storeWith())))
+
+  it.live("an id asked again with other questions is INVALID_REQUEST, pending or settled; another agent joins", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const other = { id: "o1", questions: [{ id: "db", question: "Which database?" }] }
+      const first = yield* UserInteraction.ask(request("o1")).pipe(Effect.forkChild)
+      yield* untilPending("o1")
+      const refused = yield* failureOf(UserInteraction.ask(other))
+      expect(refused.code).toBe("INVALID_REQUEST")
+      expect(refused.message).toContain("other questions")
+      const joined = yield* UserInteraction.ask({ ...request("o1"), agent: { id: "session-2" } }).pipe(Effect.forkChild)
+      yield* inbox.answer("o1", yes)
+      expect(yield* Fiber.join(first)).toEqual(yes)
+      expect(yield* Fiber.join(joined)).toEqual(yes)
+      expect((yield* failureOf(UserInteraction.ask(other))).code).toBe("INVALID_REQUEST")
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("an expiresIn past 3650 days is INVALID_REQUEST and stores nothing", () =>
+    Effect.gen(function*() {
+      expect(yield* failureOf(UserInteraction.ask(request("x1")))).toMatchObject({
+        code: "INVALID_REQUEST",
+        message: expect.stringContaining("at most 3650 days")
+      })
+      const stored = yield* Effect.flatMap(DurableInbox, (inbox) => failureOf(inbox.status("x1")))
+      expect(stored.code).toBe("UNKNOWN_ASK")
+    }).pipe(Effect.provide(storeWith({ expiresIn: "99999999 days" }))))
+
+  const file = join(mkdtempSync(join(tmpdir(), "durable-")), "asks.db")
+  it.live("a stored row that cannot be read is left out of pending, and the other asks are listed", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const store = yield* DurableStore
+      const asker = yield* UserInteraction.ask(request("p1")).pipe(Effect.forkChild)
+      yield* untilPending("p1")
+      const db = new DatabaseSync(file)
+      db.exec(`INSERT INTO ask_user_asks (id, execution_id, request, asked_at, expires_at, status)
+        VALUES ('bad', 'x', 'not json', 0, 8640000000000001, 'pending')`)
+      db.close()
+      expect((yield* inbox.pending).map((ask) => ask.id)).toEqual(["p1"])
+      const scan = yield* store.scan
+      expect(scan.unreadable.map((row) => row.id)).toEqual(["bad"])
+      expect(scan.unreadable[0]!.reason).toContain("request cannot be read")
+      yield* inbox.answer("p1", yes)
+      expect(yield* Fiber.join(asker)).toEqual(yes)
+    }).pipe(Effect.provide(storeWith(undefined, `sqlite:${file}`))))
 
   it.live("aborting the request's signal withdraws the ask: ASK_ABORTED, status aborted, answerers refused", () =>
     Effect.gen(function*() {
@@ -187,5 +236,9 @@ describe("durable asks (in-memory store)", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip(Effect.provide(Effect.void, DurableStore.layer("mysql://nope")))
       expect(error._tag).toBe("DurableStoreUrlError")
+      for (const url of ["sqlite:", "sqlite: ", "postgres://"]) {
+        const empty = yield* Effect.flip(Effect.provide(Effect.void, DurableStore.layer(url)))
+        expect(empty._tag).toBe("DurableStoreUrlError")
+      }
     }))
 })

@@ -14,7 +14,7 @@ import { consoleOnStderr } from "./protocolStdout.js"
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
-    const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }, batched] = yield* Effect.promise(() =>
+    const [agent, demo, node, { packageVersion }, acp, exitCodes, batched] = yield* Effect.promise(() =>
       Promise.all([
         import("../acp/agent.js"),
         import("./demo.js"),
@@ -22,7 +22,6 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
         import("../internal/packageVersion.js"),
         import("@agentclientprotocol/sdk"),
         import("./exitCodes.js"),
-        import("../internal/sanitize.js"),
         import("./batchedStdout.js")
       ])
     )
@@ -36,8 +35,8 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
       demoRequest: demo.demoRequest,
       version: packageVersion,
       // A failed turn is also noted on stderr (editors keep it in their logs); its message
-      // may quote model or client text, so it is made inert first.
-      onFailure: (error) => process.stderr.write(`${sanitizeLine(exitCodes.describeFailure(error))}\n`)
+      // may quote model or client text, which printFailure makes inert.
+      onFailure: exitCodes.printFailure
     })
   }).pipe(Effect.scoped)
 

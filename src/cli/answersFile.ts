@@ -14,7 +14,9 @@
  * A string equal to one of the question's option labels selects it; any other
  * string is free text (`custom`). `{ "selected": [...], "custom": "..." }` is
  * passed through as written. A question the file does not mention fails the ask
- * (`PROVIDER_FAILED`), so a stale answers file is noticed. A key `answers`
+ * (`PROVIDER_FAILED`), so a stale answers file is noticed; a key that is
+ * not a question of the request breaks the answer rules (`INVALID_ANSWER`),
+ * as an unknown id in the answer JSON does. A key `answers`
  * holding a non-empty array of objects means the answer JSON; any other value
  * under `answers` is the answer to a question of that id.
  *
@@ -73,6 +75,25 @@ export const answerItem = (question: AskUserQuestionItem, answer: ScriptedAnswer
   return item.custom === undefined
     ? { id, selected: item.selected ?? [] }
     : { id, selected: item.selected ?? [], custom: item.custom }
+}
+
+/**
+ * The answer a decoded answers file gives to `questions`: an item per key,
+ * the questions' own first (in question order), then any key that is not a
+ * question, so the answer rules refuse it ("\"zzz\" is not a question of the
+ * request") as they refuse an unknown id in the answer JSON.
+ *
+ * @since 0.2.0
+ */
+export const answersFromFile = (
+  file: AnswersFile,
+  questions: ReadonlyArray<AskUserQuestionItem>
+): { readonly answers: ReadonlyArray<AskUserQuestionAnswerItem> } => {
+  const known = new Set(questions.map((question) => question.id))
+  const asked = questions.filter((question) => Object.hasOwn(file, question.id))
+  // An unknown key has no question: answered as one without options, it is only there to be refused.
+  const unknown = Object.keys(file).filter((id) => !known.has(id)).map((id) => ({ id, question: id }))
+  return { answers: [...asked, ...unknown].map((question) => answerItem(question, file[question.id] ?? null)) }
 }
 
 const decodeAnswersFile = Schema.decodeUnknownExit(AnswersFile)
@@ -141,14 +162,10 @@ export const readAnswersFile = (path: string): Effect.Effect<AnswersFile, Invali
  */
 export const scriptedAnswersLayer = (path: string): Layer.Layer<UserInteractionProvider, InvalidRequest> =>
   Layer.unwrap(Effect.map(readAnswersFile(path), (file) =>
-    ScriptedProvider.layer((request) =>
-      Effect.forEach(request.questions, (question) => {
-        if (!Object.hasOwn(file, question.id)) {
-          return Effect.fail(
-            new ProviderFailed({ message: `The answers file ${path} has no answer for question "${question.id}".` })
-          )
-        }
-        return Effect.succeed(answerItem(question, file[question.id] ?? null))
-      }).pipe(Effect.map((answers) => ({ answers })))
-    )
+    ScriptedProvider.layer((request) => {
+      const missing = request.questions.find((question) => !Object.hasOwn(file, question.id))
+      return missing === undefined
+        ? Effect.succeed(answersFromFile(file, request.questions))
+        : Effect.fail(new ProviderFailed({ message: `The answers file ${path} has no answer for question "${missing.id}".` }))
+    })
   ))

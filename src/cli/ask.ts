@@ -13,6 +13,7 @@ import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, type UserInteractionError } from "../UserInteractionError.js"
 import { parseJsonText } from "./jsonText.js"
 import { type ProviderContext, providerFor, type ProviderFlags } from "./providerFor.js"
+import { type CannotWrite, writeStdout } from "./stdout.js"
 
 /**
  * The parsed flags and argument of the root command.
@@ -61,9 +62,9 @@ export const askAndPrint = (
   request: AskUserQuestionRequest,
   flags: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration> },
   context: ProviderContext
-): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
+): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite> =>
   UserInteraction.ask(request).pipe(
-    Effect.tap((answer) => writeStdout(`${JSON.stringify(answer)}\n`)),
+    Effect.tap((answer) => writeStdout("the answer", `${JSON.stringify(answer)}\n`)),
     Effect.provide(
       UserInteraction.layerWith(
         providerFor(flags, context),
@@ -72,17 +73,12 @@ export const askAndPrint = (
     )
   )
 
-const writeStdout = (chunk: string): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    process.stdout.write(chunk, () => resume(Effect.void))
-  })
-
 /**
  * Runs the root command.
  *
  * @since 0.1.0
  */
-export const run = (config: AskConfig): Effect.Effect<void, UserInteractionError> =>
+export const run = (config: AskConfig): Effect.Effect<void, UserInteractionError | CannotWrite> =>
   Effect.gen(function*() {
     if (Option.isNone(config.file) && process.stdin.isTTY) {
       process.stderr.write("ask-user: reading the request JSON from stdin (end with Ctrl+D; see --help)\n")

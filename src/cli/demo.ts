@@ -13,6 +13,7 @@ import { UserInteraction } from "../UserInteraction.js"
 import type { UserInteractionError } from "../UserInteractionError.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { providerFor, type ProviderFlags } from "./providerFor.js"
+import { type CannotWrite, writeStdout } from "./stdout.js"
 
 /**
  * The batch the demo agent asks.
@@ -74,13 +75,9 @@ export const summarize = (answer: AskUserQuestionAnswer): string =>
  */
 export const run = (
   config: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration> }
-): Effect.Effect<void, UserInteractionError> =>
+): Effect.Effect<void, UserInteractionError | CannotWrite> =>
   askThroughModelTurn(demoRequest).pipe(
-    Effect.tap((answer) =>
-      Effect.callback<void>((resume) => {
-        process.stdout.write(`${JSON.stringify(answer)}\n`, () => resume(Effect.void))
-      })
-    ),
+    Effect.tap((answer) => writeStdout("the answer", `${JSON.stringify(answer)}\n`)),
     Effect.provide(
       UserInteraction.layerWith(
         providerFor(config, { requestOnStdin: false }),

@@ -6,17 +6,20 @@
  *
  * @since 0.2.0
  */
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { type Duration, Effect, Exit, Layer, Option, References, Schema } from "effect"
+import { type Duration, Effect, Layer, Option, References } from "effect"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { DurableInbox, DurableProvider, DurableStore } from "../durable/index.js"
+import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from "../durable/index.js"
+import { sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
+import { sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
-import { formatIssue } from "../internal/schemaPath.js"
 import { InvalidRequest, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
-import { answerItem, AnswersFile } from "./answersFile.js"
+import { answersFromFile, readAnswersFile } from "./answersFile.js"
+import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
+import { type CannotWrite, writeStdout } from "./stdout.js"
 import type { WebFlags } from "./webFlags.js"
 
 // node:sqlite announces itself as experimental on first use; that line is
@@ -43,8 +46,16 @@ export const storeUrl = (flag: Option.Option<string>): string =>
     return `sqlite:${join(state, "ask-user", "asks.db")}`
   })
 
-const sqliteFile = (url: string): string | undefined =>
-  url.startsWith("sqlite:") && url !== "sqlite::memory:" ? url.slice("sqlite:".length) : undefined
+/**
+ * `--store` is checked as a flag; `$ASK_USER_STORE` is checked here, before
+ * anything looks at the file it names.
+ */
+const checkedUrl = (url: string): Effect.Effect<string, InvalidRequest> => {
+  const problem = storeUrlProblem(url)
+  return problem === undefined
+    ? Effect.succeed(url)
+    : Effect.fail(new InvalidRequest({ message: `Unsupported store URL "${url}": use ${problem}.` }))
+}
 
 /** The store for one command; a URL naming no database is a usage error (exit 2). */
 const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, InvalidRequest | ProviderFailed> =>
@@ -64,7 +75,19 @@ const quietEngine = Effect.provideService(References.MinimumLogLevel, "Error")
 const withInbox = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provide(DurableInbox.layer.pipe(Layer.provideMerge(storeLayer(url, false)))), quietEngine)
 
-const printLine = (value: unknown) => Effect.sync(() => process.stdout.write(`${JSON.stringify(value)}\n`))
+const printLine = (what: string, value: unknown) => writeStdout(what, `${JSON.stringify(value)}\n`)
+
+/**
+ * One warning line on stderr for each pending row the store cannot read
+ * (a deadline that is not a date, a request that does not decode): it is
+ * skipped, and the other asks are still listed and served.
+ */
+const warn = (unreadable: ReadonlyArray<UnreadableAsk>): void => {
+  for (const { id, reason } of unreadable) {
+    const line = `skipped the ask ${JSON.stringify(id)}: ${reason} ('ask-user cancel ID' clears it)`
+    process.stderr.write(`ask-user: warning: ${sanitizeLine(line)}\n`)
+  }
+}
 
 /**
  * `ask-user --durable`: ask through the durable provider and print the
@@ -79,7 +102,7 @@ export const askDurably = (
     readonly askId?: Option.Option<string> | undefined
     readonly expires?: Option.Option<Duration.Duration> | undefined
   }
-): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
+): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite> => {
   const askId = Option.getOrUndefined(flags.askId ?? Option.none())
   const expiresIn = Option.getOrUndefined(flags.expires ?? Option.none())
   const id = askId ?? request.id ?? crypto.randomUUID()
@@ -88,7 +111,7 @@ export const askDurably = (
       process.stderr.write(`ask-user: asking durably as ${id} (rerun with --ask-id ${id} to join it)\n`)
     }
     const answer = yield* UserInteraction.ask({ ...request, id })
-    yield* printLine(answer)
+    yield* printLine("the answer", answer)
     return answer
   }).pipe(
     Effect.provide(
@@ -106,60 +129,28 @@ export const askDurably = (
  *
  * @since 0.2.0
  */
-export const pending = (config: { readonly store: Option.Option<string> }) => {
-  const url = storeUrl(config.store)
-  const file = sqliteFile(url)
-  if (file !== undefined && !existsSync(file)) return Effect.void
-  return Effect.gen(function*() {
-    const asks = yield* (yield* DurableInbox).pending
-    const lines = asks.map((ask) =>
-      JSON.stringify({
-        id: ask.id,
-        ...(ask.request.agent === undefined ? {} : { agent: ask.request.agent }),
-        questions: ask.request.questions,
-        askedAt: ask.askedAt.toISOString(),
-        ...(ask.expiresAt === undefined ? {} : { expiresAt: ask.expiresAt.toISOString() })
-      })
-    )
-    if (lines.length > 0) yield* Effect.sync(() => process.stdout.write(`${lines.join("\n")}\n`))
-  }).pipe(withInbox(url))
-}
-
-const decodeAnswersFile = Schema.decodeUnknownExit(AnswersFile)
-
-const isAnswerJson = (json: unknown): json is { readonly answers: ReadonlyArray<unknown> } => {
-  const answers = (json as { answers?: unknown } | null)?.answers
-  return Array.isArray(answers) && answers.every((item) => typeof item === "object" && item !== null && !Array.isArray(item))
-}
-
-/**
- * The answer in FILE: the answer JSON as `ask-user` prints it, or the
- * `--answers` format (an object keyed by question id) applied to `request`.
- */
-const readAnswer = (path: string, request: AskUserQuestionRequest) =>
-  Effect.gen(function*() {
-    const json = yield* Effect.try({
-      try: () => JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, "")) as unknown,
-      catch: (cause) =>
-        new InvalidRequest({ message: `Cannot read answer file ${path}: ${(cause as Error).message}`, cause })
-    })
-    if (isAnswerJson(json)) return json as unknown
-    const exit = decodeAnswersFile(json)
-    if (Exit.isFailure(exit)) {
-      const error = exit.cause.reasons.find((reason) => reason._tag === "Fail")?.error
-      return yield* Effect.fail(
-        new InvalidRequest({ message: `Invalid answer file ${path}: ${error ? formatIssue(error.issue) : "could not decode"}` })
-      )
-    }
-    const file = exit.value
-    const missing = request.questions.find((question) => !Object.hasOwn(file, question.id))
-    if (missing !== undefined) {
-      return yield* Effect.fail(
-        new InvalidRequest({ message: `The answer file ${path} has no answer for question "${missing.id}".` })
-      )
-    }
-    return { answers: request.questions.map((question) => answerItem(question, file[question.id] ?? null)) }
+export const pending = (config: { readonly store: Option.Option<string> }) =>
+  Effect.flatMap(checkedUrl(storeUrl(config.store)), (url) => {
+    const file = sqlitePath(url)
+    if (file !== undefined && file !== ":memory:" && !existsSync(file)) return Effect.void
+    return listPending.pipe(withInbox(url))
   })
+
+/** The pending asks, one JSON line each, after a warning line for each unreadable row. */
+const listPending = Effect.gen(function*() {
+  const { asks, unreadable } = yield* (yield* DurableStore).scan
+  warn(unreadable)
+  const lines = asks.map((ask) =>
+    JSON.stringify({
+      id: ask.id,
+      ...(ask.request.agent === undefined ? {} : { agent: ask.request.agent }),
+      questions: ask.request.questions,
+      askedAt: ask.askedAt.toISOString(),
+      ...(ask.expiresAt === undefined ? {} : { expiresAt: ask.expiresAt.toISOString() })
+    })
+  )
+  if (lines.length > 0) yield* writeStdout("the pending asks", `${lines.join("\n")}\n`)
+})
 
 /**
  * `ask-user answer ID FILE`: exit 0 recorded, 2 bad answer or file, 5 not
@@ -172,10 +163,12 @@ export const answer = (config: { readonly store: Option.Option<string>; readonly
     const store = yield* DurableStore
     const record = yield* store.find(config.id)
     if (record === undefined) return yield* Effect.fail(new UnknownAsk({ message: `No ask has the id "${config.id}".` }))
-    const answer = yield* readAnswer(config.file, record.request)
+    // Either form, read as --answers reads it; every key becomes an item, so the answer
+    // rules judge a missing, repeated or unknown question alike in both forms.
+    const answer = answersFromFile(yield* readAnswersFile(config.file), record.request.questions)
     yield* (yield* DurableInbox).answer(config.id, answer).pipe(
-      // A bad answer is a bad input here, like a bad file (exit 2).
-      Effect.catchTag("InvalidAnswer", (error) => Effect.fail(new InvalidRequest({ message: error.message })))
+      // INVALID_ANSWER, but a bad input here, like a bad file: exit 2 (SPEC), not 1 as for an ask.
+      Effect.catchTag("InvalidAnswer", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.badRequest })))
     )
   }).pipe(withInbox(storeUrl(config.store)))
 
@@ -190,7 +183,7 @@ export const decline = (config: { readonly store: Option.Option<string>; readonl
 /** `ask-user status ID`: the status object as JSON, or exit 6. @since 0.2.0 */
 export const status = (config: { readonly store: Option.Option<string>; readonly id: string }) =>
   Effect.flatMap(DurableInbox, (inbox) => inbox.status(config.id)).pipe(
-    Effect.flatMap(printLine),
+    Effect.flatMap((report) => printLine("the status", report)),
     withInbox(storeUrl(config.store))
   )
 
@@ -201,6 +194,7 @@ export const status = (config: { readonly store: Option.Option<string>; readonly
  */
 export const inbox = (config: WebFlags & { readonly store: Option.Option<string>; readonly bell: boolean }) =>
   Effect.gen(function*() {
+    warn((yield* (yield* DurableStore).scan).unreadable)
     const inbox = yield* DurableInbox
     yield* inbox.serve(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false }))
     return yield* Effect.never

@@ -9,8 +9,13 @@
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+// Two small modules of the durable surface, not its index: the command line checks
+// --expires and --store with them before any of the engine loads.
+import { maxExpiresIn } from "../durable/expiry.js"
+import { storeUrlProblem } from "../durable/storeUrl.js"
 import { refuse, webOnlyFlag } from "./flagRules.js"
 import * as Options from "./options.js"
 import { webFlags } from "./webFlags.js"
@@ -23,11 +28,25 @@ import { webFlags } from "./webFlags.js"
  */
 export const store: Flag.Flag<Option.Option<string>> = Flag.String("store").pipe(
   Flag.withMetavar("URL"),
+  // A URL that names no database (`sqlite:` with no path) is a usage error, not a throwaway store.
+  Flag.filterMap(
+    (url) => storeUrlProblem(url) === undefined ? Option.some(url) : Option.none(),
+    (url) => `Expected ${storeUrlProblem(url)}`
+  ),
   Flag.withDescription(
     "The durable store: sqlite:PATH or postgres://… (default $ASK_USER_STORE, else sqlite:$XDG_STATE_HOME/ask-user/asks.db)."
   ),
   Flag.optional
 )
+
+/**
+ * Parses `--expires`: what `--timeout` takes, at most 3650 days (about 10
+ * years; see `durable/expiry.ts` for why there is a maximum).
+ *
+ * @since 0.2.0
+ */
+export const parseExpires = (text: string): Option.Option<Duration.Duration> =>
+  Option.filter(Options.parseTimeout(text), Duration.isLessThanOrEqualTo(maxExpiresIn))
 
 /**
  * The root command's durable flags: `--durable [--store URL] [--ask-id ID] [--expires 1h]`.
@@ -54,10 +73,16 @@ export const durableFlags = {
   expires: Flag.String("expires").pipe(
     Flag.withMetavar("DURATION"),
     Flag.filterMap(
-      Options.parseTimeout,
-      (text) => `Invalid expiry "${text}": use 30s, 5m, 1h or an Effect duration such as "2 days".`
+      parseExpires,
+      // effect/cli quotes the value; usage.ts turns this into one sentence.
+      (text) =>
+        Option.isSome(Options.parseTimeout(text))
+          ? "Expected a duration of at most 3650 days (about 10 years)"
+          : "Expected a duration such as 30s, 5m, 1h or \"2 days\", at most 3650 days"
     ),
-    Flag.withDescription("With --durable: the ask expires this long after it is created, even while no process runs (exit 4)."),
+    Flag.withDescription(
+      "With --durable: the ask expires this long after it is created, even while no process runs (exit 4); at most 3650d."
+    ),
     Flag.optional
   )
 }

@@ -8,8 +8,10 @@
  */
 import * as Cause from "effect/Cause"
 import * as CliError from "effect/cli/CliError"
+import * as Data from "effect/Data"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { HarnessError } from "../UserInteractionError.js"
+import { CannotWrite, isBrokenPipe } from "./stdout.js"
 
 /**
  * The exit statuses of `ask-user`.
@@ -32,7 +34,9 @@ export const ExitCode = {
   /** `answer`, `cancel`, `decline`, `status`: no durable ask has this id. */
   unknownAsk: 6,
   /** Ctrl+C or SIGINT (128 + 2); other signals end with 128 + their number (see `signals.ts`). */
-  interrupted: 130
+  interrupted: 130,
+  /** stdout's reader has gone (EPIPE): 128 + SIGPIPE, as a shell reports a tool that SIGPIPE ended. */
+  brokenPipe: 141
 } as const
 
 /** @since 0.1.0 */
@@ -50,12 +54,26 @@ const byCode: Record<string, ExitCode> = {
 }
 
 /**
+ * A failure a command ends with a status of its own: `ask-user answer`
+ * exits 2 for `INVALID_ANSWER`, which ends an ask with 1 everywhere else
+ * (SPEC: "2 the answer breaks the rules").
+ *
+ * @since 0.2.0
+ */
+export class WithExitCode extends Data.TaggedError("WithExitCode")<{
+  readonly error: unknown
+  readonly exitCode: ExitCode
+}> {}
+
+/**
  * The exit status for a failure value (one of the error classes, a CLI parse
  * error, or anything else).
  *
  * @since 0.1.0
  */
 export const exitCodeFor = (error: unknown): ExitCode => {
+  if (error instanceof WithExitCode) return error.exitCode
+  if (error instanceof CannotWrite) return isBrokenPipe(error) ? ExitCode.brokenPipe : ExitCode.failure
   if (error instanceof HarnessError) return byCode[error.code] ?? ExitCode.failure
   // effect/cli's parse errors (unknown flag, bad duration, …): the invocation itself is bad.
   if (CliError.isCliError(error)) return ExitCode.badRequest
@@ -76,10 +94,13 @@ export const exitCodeForCause = (cause: Cause.Cause<unknown>): ExitCode =>
  * `ask-user: ASK_CANCELLED: The human cancelled the request.` Messages quote
  * the request and the answers file (ids, labels, JSON parse errors that echo
  * input bytes), which a model wrote: they are made inert like the prompts.
+ * Undefined when the program ends quietly (stdout's reader has gone).
  *
  * @since 0.1.0
  */
-export const describeFailure = (error: unknown): string => {
+export const describeFailure = (error: unknown): string | undefined => {
+  if (error instanceof WithExitCode) return describeFailure(error.error)
+  if (error instanceof CannotWrite && isBrokenPipe(error)) return undefined
   const message = error instanceof HarnessError
     ? `${error.code}: ${error.message}`
     : error instanceof Error
@@ -95,5 +116,6 @@ export const describeFailure = (error: unknown): string => {
  * @since 0.1.0
  */
 export const printFailure = (error: unknown): void => {
-  process.stderr.write(`${describeFailure(error)}\n`)
+  const line = describeFailure(error)
+  if (line !== undefined) process.stderr.write(`${line}\n`)
 }

@@ -9,8 +9,10 @@
 import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
 import type * as HelpDoc from "effect/cli/HelpDoc"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { sanitizeLine } from "../internal/sanitize.js"
+import { writeStdout } from "./stdout.js"
 
 /**
  * One plain sentence for a command-line error. Values typed on the command
@@ -45,6 +47,23 @@ const withUsageLines = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
 }
 
 /**
+ * Prints what effect/cli's default presenter logs for `event` through
+ * `writeStdout`, so that a broken stdout ends the program like any output
+ * does (Node's console drops write errors silently). A write error becomes a
+ * defect here: a presenter cannot fail, and `main.ts` reports defects.
+ */
+const printThroughStdout = (what: string, event: CliOutput.Presenter.Event): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    let text = ""
+    const capture = { ...globalThis.console, log: (...args: ReadonlyArray<unknown>) => void (text += `${args.join(" ")}\n`) }
+    return CliOutput.defaultPresenter.present(event).pipe(
+      Effect.provideService(Console.Console, capture),
+      Effect.andThen(Effect.suspend(() => writeStdout(what, text))),
+      Effect.orDie
+    )
+  })
+
+/**
  * The presenter `ask-user` runs its command with: help and version as
  * effect/cli prints them (with the usage line split), usage errors as one
  * line on stderr.
@@ -57,9 +76,9 @@ export const presenter: CliOutput.Presenter = {
       case "InvalidInvocation":
         return Effect.sync(() => void process.stderr.write(usageErrorText(event)))
       case "Help":
-        return CliOutput.defaultPresenter.present({ ...event, helpDoc: withUsageLines(event.helpDoc) })
+        return printThroughStdout("the help", { ...event, helpDoc: withUsageLines(event.helpDoc) })
       case "Version":
-        return CliOutput.defaultPresenter.present(event)
+        return printThroughStdout("the version", event)
     }
   }
 }

@@ -63,7 +63,7 @@ const toPending = (record: AskRecord): PendingAsk =>
  * @since 0.2.0
  */
 export class DurableInbox extends Context.Service<DurableInbox, {
-  /** Every pending ask, oldest first. */
+  /** Every pending ask, oldest first; a stored row that cannot be read is skipped with a logged warning. */
   readonly pending: Effect.Effect<ReadonlyArray<PendingAsk>>
   /** Asks becoming pending and being settled, from the moment of subscription (pending ones first). */
   readonly changes: Stream.Stream<InboxChange>
@@ -159,7 +159,12 @@ export class DurableInbox extends Context.Service<DurableInbox, {
         })
 
       return DurableInbox.of({
-        pending: Effect.map(store.pending, (records) => records.map(toPending)),
+        // A row that cannot be read is left out with a warning, so it never hides the other asks.
+        pending: Effect.flatMap(store.scan, ({ asks, unreadable }) =>
+          Effect.as(
+            Effect.forEach(unreadable, ({ id, reason }) => Effect.logWarning(`Skipped the durable ask "${id}": ${reason}.`)),
+            asks.map(toPending)
+          )),
         changes,
         answer,
         cancel: (id) => settle(id, { status: "cancelled" }),

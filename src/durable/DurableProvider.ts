@@ -8,23 +8,26 @@
  */
 import { randomUUID } from "node:crypto"
 import { type Duration, Effect, Layer } from "effect"
-import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
+import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
   AskAborted,
   AskCancelled,
   AskDeclined,
   AskTimeout,
+  InvalidRequest,
   ProviderFailed,
   type UserInteractionError
 } from "../UserInteractionError.js"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { type AskRecord, DurableStore } from "./DurableStore.js"
+import { expiresInProblem } from "./expiry.js"
 
 /**
  * Options of `DurableProvider.layer`: `expiresIn` is fixed when the ask is
  * created and passes even while no process runs (the ask then settles
- * `ASK_TIMEOUT`); a joining ask's own `expiresIn` is ignored.
+ * `ASK_TIMEOUT`); a joining ask's own `expiresIn` is ignored. It must be
+ * positive and at most 3650 days, else every ask fails `INVALID_REQUEST`.
  *
  * @since 0.2.0
  */
@@ -53,6 +56,28 @@ export const outcomeResult = (
   }
 }
 
+/** JSON with sorted keys: two requests decoded alike compare equal whatever their key order. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+      : inner)
+
+/**
+ * An id asked before with other questions is refused: joining it would hand
+ * this caller an answer to questions it did not ask. Only the questions
+ * count; a restarted agent may come back under another `agent`.
+ */
+const refuseOtherQuestions = (id: string, known: AskRecord | undefined, request: AskUserQuestionRequest) =>
+  known === undefined || canonicalJson(known.request.questions) === canonicalJson(request.questions)
+    ? Effect.void
+    : Effect.fail(
+      new InvalidRequest({
+        message: `The ask "${id}" was asked with other questions; ask with another id, ` +
+          "or with the questions it was asked with to join it."
+      })
+    )
+
 const settledOutcome = (record: AskRecord): Outcome | undefined =>
   record.status === "pending"
     ? undefined
@@ -72,11 +97,17 @@ export const DurableProvider = {
       UserInteractionProvider,
       Effect.gen(function*() {
         const store = yield* DurableStore
-        const ask = (request: Parameters<UserInteractionProvider["Service"]["ask"]>[0]) =>
+        const expiryProblem = options?.expiresIn === undefined ? undefined : expiresInProblem(options.expiresIn)
+        const ask = (request: AskUserQuestionRequest) =>
           Effect.gen(function*() {
+            // Checked before anything is stored: a deadline past the engine's dates poisoned the store.
+            if (expiryProblem !== undefined) {
+              return yield* Effect.fail(new InvalidRequest({ message: `Cannot ask durably: ${expiryProblem}.` }))
+            }
             const id = request.id ?? randomUUID()
             // A settled id gives its outcome again without touching the engine.
             const known = yield* store.find(id)
+            yield* refuseOtherQuestions(id, known, request)
             const settled = known === undefined ? undefined : settledOutcome(known)
             const outcome = settled ?? (yield* store.run({ id, request, expiresIn: options?.expiresIn }).pipe(
               // Only the request's own signal withdraws the ask; an interrupted
@@ -87,6 +118,8 @@ export const DurableProvider = {
                   : Effect.void
               )
             ))
+            // An asker that raced the first one to an id (neither saw a row) learns here that they differ.
+            if (settled === undefined) yield* refuseOtherQuestions(id, yield* store.find(id), request)
             return yield* outcomeResult(id, outcome)
           })
         return UserInteractionProvider.of({ ask, name: "durable" })

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import { Array as Arr, Context, Data, Duration, Effect, Layer, Option, Redacted, Result, Schedule, Schema } from "effect"
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -25,6 +25,7 @@ import {
   type SettledStatus
 } from "./AskWorkflow.js"
 import { retryWhileLocked } from "./retryWhileLocked.js"
+import { sqlitePath, storeUrlProblem } from "./storeUrl.js"
 
 /** Where an ask stands: pending, or how it was settled. @since 0.2.0 */
 export type AskStatus = "pending" | SettledStatus
@@ -45,6 +46,30 @@ export interface AskRecord {
 }
 
 /**
+ * A row of the asks table that cannot be read back (its request or answer
+ * does not decode, or a time is not a date): `scan` reports it instead of
+ * failing the whole listing.
+ *
+ * @since 0.2.0
+ */
+export interface UnreadableAsk {
+  readonly id: string
+  /** What is wrong with the row, as a phrase. */
+  readonly reason: string
+}
+
+/**
+ * What `DurableStore.scan` found: the pending asks it could read, oldest
+ * first, and the pending rows it could not.
+ *
+ * @since 0.2.0
+ */
+export interface PendingScan {
+  readonly asks: ReadonlyArray<AskRecord>
+  readonly unreadable: ReadonlyArray<UnreadableAsk>
+}
+
+/**
  * The store's service: start or join an ask's workflow and wait for it,
  * read the asks table, settle an ask (first recorded outcome wins).
  *
@@ -57,10 +82,12 @@ export class DurableStore extends Context.Service<DurableStore, {
     readonly request: AskUserQuestionRequest
     readonly expiresIn?: Duration.Input | undefined
   }) => Effect.Effect<Outcome>
-  /** The ask with this id, if any. */
+  /** The ask with this id, if any; a row that cannot be read is a defect naming the ask. */
   readonly find: (id: string) => Effect.Effect<AskRecord | undefined>
-  /** Every pending ask, oldest first. */
+  /** Every pending ask that can be read, oldest first (unreadable rows are left out). */
   readonly pending: Effect.Effect<ReadonlyArray<AskRecord>>
+  /** Every pending ask, oldest first, and the pending rows that cannot be read. */
+  readonly scan: Effect.Effect<PendingScan>
   /** Records the outcome if the ask is still pending and wakes its workflow, in one transaction. */
   readonly settle: (id: string, outcome: Outcome) => Effect.Effect<void, AskNotPending | UnknownAsk>
 }>()("effect-user-interaction/durable/DurableStore") {
@@ -101,28 +128,26 @@ const table = "ask_user_asks"
 
 /** The SQL client for `url`, its driver loaded only when that kind of store is used. */
 const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | DurableStoreUrlError> => {
-  if (url.startsWith("sqlite:")) {
-    const path = url.slice("sqlite:".length)
-    const filename = path === ":memory:" ? path : path.replace(/^\/\/(?=\/)/, "")
+  // An empty SQLite path would open a private throwaway database: an ask nobody else can see.
+  const problem = storeUrlProblem(url)
+  if (problem !== undefined) {
+    return Layer.effect(
+      SqlClient.SqlClient,
+      Effect.fail(new DurableStoreUrlError({ url, message: `Unsupported store URL "${url}": use ${problem}.` }))
+    )
+  }
+  const filename = sqlitePath(url)
+  if (filename !== undefined) {
     return Layer.unwrap(Effect.promise(async () => {
       if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
       const sqlite = await import("./sqlite.js")
       return sqlite.layer(filename)
     }))
   }
-  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
-    return Layer.unwrap(Effect.promise(async () => {
-      const { PgClient } = await import("@effect/sql-pg")
-      return PgClient.layer({ url: Redacted.make(url) })
-    }))
-  }
-  return Layer.effect(
-    SqlClient.SqlClient,
-    Effect.fail(new DurableStoreUrlError({
-      url,
-      message: `Unsupported store URL "${url}": use sqlite:PATH, sqlite::memory: or postgres://…`
-    }))
-  )
+  return Layer.unwrap(Effect.promise(async () => {
+    const { PgClient } = await import("@effect/sql-pg")
+    return PgClient.layer({ url: Redacted.make(url) })
+  }))
 }
 
 const migrations = Layer.effectDiscard(Effect.gen(function*() {
@@ -175,6 +200,14 @@ const engineLayer = (runner: boolean) =>
 const decodeRequest = Schema.decodeUnknownSync(AskUserQuestionRequest)
 const decodeAnswer = Schema.decodeUnknownSync(AskUserQuestionAnswer)
 
+/**
+ * The columns read back. Times come as text: SQLite hands node:sqlite an
+ * integer past 2^53 only by failing the whole statement, and one such row
+ * made every listing fail.
+ */
+const columns = "id, execution_id, request, CAST(asked_at AS TEXT) AS asked_at, " +
+  "CAST(expires_at AS TEXT) AS expires_at, status, answer"
+
 interface Row {
   readonly id: string
   readonly execution_id: string
@@ -185,15 +218,42 @@ interface Row {
   readonly answer: string | null
 }
 
-const toRecord = (row: Row): AskRecord => ({
-  id: row.id,
-  executionId: row.execution_id,
-  request: decodeRequest(JSON.parse(row.request)),
-  askedAt: new Date(Number(row.asked_at)),
-  expiresAt: row.expires_at === null ? undefined : new Date(Number(row.expires_at)),
-  status: row.status as AskStatus,
-  answer: row.answer === null ? undefined : decodeAnswer(JSON.parse(row.answer))
-})
+/** A stored time as a date; throws when it is not one (`toISOString` would throw later, far from here). */
+const toDate = (millis: number | string, what: string): Date => {
+  const date = new Date(Number(millis))
+  if (Number.isNaN(date.getTime())) throw new Error(`its ${what} is not a valid date`)
+  return date
+}
+
+/** Reads one part of a row, naming the part when it cannot be read. */
+const readPart = <A>(what: string, read: () => A): A => {
+  try {
+    return read()
+  } catch (error) {
+    throw new Error(`its ${what} cannot be read (${(error as Error).message.split("\n")[0]})`)
+  }
+}
+
+/** A row as a record, or why it cannot be read. */
+const readRow = (row: Row): Result.Result<AskRecord, UnreadableAsk> => {
+  try {
+    return Result.succeed({
+      id: row.id,
+      executionId: row.execution_id,
+      request: readPart("request", () => decodeRequest(JSON.parse(row.request))),
+      askedAt: toDate(row.asked_at, "time of asking"),
+      expiresAt: row.expires_at === null ? undefined : toDate(row.expires_at, "expiry"),
+      status: row.status as AskStatus,
+      answer: row.answer === null ? undefined : readPart("answer", () => decodeAnswer(JSON.parse(row.answer!)))
+    })
+  } catch (error) {
+    return Result.fail({ id: row.id, reason: (error as Error).message })
+  }
+}
+
+/** A row as a record; an unreadable one is a defect that names the ask. */
+const toRecord = (row: Row): AskRecord =>
+  Result.getOrThrowWith(readRow(row), ({ id, reason }) => new Error(`The ask "${id}" cannot be read from the store: ${reason}.`))
 
 const activitiesLayer = Layer.effect(
   AskActivities,
@@ -214,7 +274,7 @@ const activitiesLayer = Layer.effect(
           yield* sql`UPDATE ${sql(table)} SET status = ${outcome.status}, settled_at = ${Date.now()},
             answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
             WHERE id = ${id} AND status = 'pending'`
-          const rows = yield* sql<Row>`SELECT * FROM ${sql(table)} WHERE id = ${id}`
+          const rows = yield* sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`
           const record = toRecord(rows[0]!)
           return record.answer === undefined
             ? { status: record.status as SettledStatus }
@@ -238,7 +298,7 @@ const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
   const find = (id: string) =>
-    sql<Row>`SELECT * FROM ${sql(table)} WHERE id = ${id}`.pipe(
+    sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`.pipe(
       Effect.map((rows) => rows.length === 0 ? undefined : toRecord(rows[0]!)),
       Effect.orDie
     )
@@ -257,6 +317,14 @@ const make = Effect.gen(function*() {
       // In the same transaction, so the recorded outcome always reaches the workflow.
       yield* completeSettlement(rows[0]!.execution_id, outcome).pipe(Effect.provideContext(engine))
     })).pipe(Effect.catchTag("SqlError", Effect.die))
+  const scan = sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)}
+    WHERE status = 'pending' ORDER BY asked_at, id`.pipe(
+    Effect.map((rows): PendingScan => {
+      const [asks, unreadable] = Arr.partition(rows, (row) => readRow(row))
+      return { asks, unreadable }
+    }),
+    Effect.orDie
+  )
   return DurableStore.of({
     run: ({ expiresIn, id, request }) => {
       const { signal: _signal, ...stored } = request
@@ -267,10 +335,8 @@ const make = Effect.gen(function*() {
       return AskWorkflow.execute(payload).pipe(Effect.provideContext(engine))
     },
     find,
-    pending: sql<Row>`SELECT * FROM ${sql(table)} WHERE status = 'pending' ORDER BY asked_at, id`.pipe(
-      Effect.map((rows) => rows.map(toRecord)),
-      Effect.orDie
-    ),
+    pending: Effect.map(scan, ({ asks }) => asks),
+    scan,
     settle
   })
 })

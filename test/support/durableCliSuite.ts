@@ -73,7 +73,7 @@ export const durableCliSuite = (makeStore: () => Store) => {
 
     const badAnswer = await run(["answer", "--store", store.url, "codes-1", store.file("bad.json", { answers: [{ id: "q", selected: ["Maybe"] }] })])
     expect(badAnswer.code).toBe(2)
-    expect(badAnswer.stderr).toContain("INVALID_REQUEST")
+    expect(badAnswer.stderr).toContain("INVALID_ANSWER")
     const notJson = join(store.dir, "not.json")
     writeFileSync(notJson, "{")
     expect((await run(["answer", "--store", store.url, "codes-1", notJson])).code).toBe(2)
