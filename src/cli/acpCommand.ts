@@ -2,18 +2,19 @@
  * `ask-user acp`: an ACP agent on stdio for editors such as Zed. Each prompt
  * turn asks the human one batch through form elicitation (`AcpProvider`) and
  * streams the answer JSON back; see `acp/agent.ts` for the protocol
- * behaviour. stdout carries nothing but ACP messages.
+ * behaviour. stdout carries nothing but ACP messages; console output (the
+ * SDK's own diagnostics included) goes to stderr, made inert.
  *
  * @since 0.1.0
  */
 import { type Duration, Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import * as Options from "./options.js"
-import { consoleOnStderr } from "./protocolStdout.js"
+import { inertConsoleOnStderr } from "./protocolStdout.js"
 
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
-    yield* consoleOnStderr
+    yield* inertConsoleOnStderr
     const [agent, demo, node, { packageVersion }, acp, exitCodes, { sanitizeLine }, batched] = yield* Effect.promise(() =>
       Promise.all([
         import("../acp/agent.js"),
