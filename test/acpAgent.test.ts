@@ -146,6 +146,29 @@ describe.each([["in process", inProcessAgent], ["subprocess over stdio", subproc
           })
         }))
 
+      it.effect("reads a JSON request that starts with a byte-order mark", () =>
+        Effect.gen(function*() {
+          const session = yield* sessionAnswering(accept({ question_1: "yes" }))
+          const turn = yield* session.prompt(`\ufeff${JSON.stringify(single)}`)
+          expect(reply(turn.reply)).toEqual({ answers: [{ id: "go", selected: ["yes"] }] })
+          expect(session.seen()[0]!.params.message).toContain("Deploy now?")
+        }))
+
+      it.effect("reports a form answered with no result (the SDK client's handler returned nothing) as PROVIDER_FAILED, and keeps serving", () =>
+        Effect.gen(function*() {
+          let answered = false
+          const session = yield* sessionAnswering(() => {
+            const result = answered ? { action: "accept", content: { question_1: "yes" } } : undefined
+            answered = true
+            return result as unknown as acp.CreateElicitationResponse
+          })
+          const turn = yield* session.prompt(JSON.stringify(single))
+          expect(turn.stopReason).toBe("end_turn")
+          expect(reply(turn.reply)).toMatchObject({ code: "PROVIDER_FAILED" })
+          expect(reply((yield* session.prompt(JSON.stringify(single))).reply)).toEqual({ answers: [{ id: "go", selected: ["yes"] }] })
+          expect(session.agent.diagnostics()).not.toContain("TypeError")
+        }))
+
       it.effect("reports a bad request as INVALID_REQUEST without asking", () =>
         Effect.gen(function*() {
           const session = yield* sessionAnswering(accept({}))

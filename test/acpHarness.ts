@@ -216,3 +216,50 @@ export const driveAgent = (stream: acp.Stream, answer: Answerer, options: { read
 /** The session an elicitation was sent to. */
 export const sessionOf = (params: acp.CreateElicitationRequest): string | undefined =>
   "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined
+
+/** A JSON-RPC message as the agent wrote it. */
+export type WireMessage = {
+  readonly id?: unknown
+  readonly method?: string
+  readonly params?: any
+  readonly result?: any
+  readonly error?: { readonly code: number; readonly message: string }
+}
+
+/**
+ * `ask-user acp` as a subprocess driven by raw JSON-RPC lines: for tests that
+ * must decide exactly which messages go out in one write, and when.
+ */
+export const rawAgent = (args: ReadonlyArray<string> = []) =>
+  Effect.gen(function*() {
+    const program = yield* spawnAgent(args)
+    let nextId = 1
+    const wire = (): Array<WireMessage> => program.stdoutLines().map((line) => JSON.parse(line) as WireMessage)
+    /** Writes the messages in one write. */
+    const write = (...messages: ReadonlyArray<object>) =>
+      Effect.promise(() =>
+        new Promise<void>((resolve, reject) =>
+          program.child.stdin!.write(
+            messages.map((m) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`).join(""),
+            (error) => error == null ? resolve() : reject(error)
+          )
+        )
+      )
+    const request = (method: string, params: unknown) => ({ id: nextId++, method, params })
+    const find = (predicate: (m: WireMessage) => boolean, what: string) =>
+      waitFor(() => wire().some(predicate), what).pipe(Effect.map(() => wire().find(predicate)!))
+    const responseTo = (id: unknown) => find((m) => m.id === id && m.method === undefined, `the response to ${String(id)}`)
+    const call = (method: string, params: unknown) => {
+      const message = request(method, params)
+      return Effect.andThen(write(message), responseTo(message.id))
+    }
+    const prompt = (sessionId: string, text: string) =>
+      request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })
+    const cancel = (sessionId: string) => ({ method: "session/cancel", params: { sessionId } })
+    const forms = () => wire().filter((m) => m.method === "elicitation/create")
+    const updatesOf = (sessionId: string) =>
+      wire().filter((m) => m.method === "session/update" && m.params.sessionId === sessionId).map((m) => m.params.update)
+    yield* call("initialize", initializeParams(true))
+    const newSession = Effect.map(call("session/new", { cwd: process.cwd(), mcpServers: [] }), (m) => m.result.sessionId as string)
+    return { ...program, wire, write, request, find, responseTo, call, prompt, cancel, forms, updatesOf, newSession }
+  })

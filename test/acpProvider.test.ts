@@ -4,7 +4,7 @@ import { Context, type Duration, Effect, Exit, Fiber, Layer, Scope } from "effec
 import { type AskUserQuestionRequest, toElicitationContent, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
 import { AcpProvider, type AcpProviderOptions } from "effect-user-interaction/acp"
 import { type Answerer, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
-import { batch, batchAnswer, single } from "./support/requests.js"
+import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const inSession = (request: AskUserQuestionRequest, sessionId = "s1"): AskUserQuestionRequest => ({
   ...request,
@@ -141,6 +141,40 @@ describe("AcpProvider", () => {
       expect((yield* Effect.flip(ask(inSession(single)))).code).toBe("INVALID_ANSWER")
     }))
 
+  it.live("fails PROVIDER_FAILED for a result that is not a response (null, undefined, an array, text, no action), and keeps asking", () =>
+    Effect.gen(function*() {
+      for (const result of [null, undefined, [1], "accept", { content: {} }, { action: 1 }]) {
+        let first = true
+        const { ask, updates } = yield* rig(() => {
+          const answer = first ? result : { action: "accept", content: { question_1: "yes" } }
+          first = false
+          return answer as acp.CreateElicitationResponse
+        })
+        const error = yield* Effect.flip(ask(inSession(single)))
+        expect(error.code, JSON.stringify(result)).toBe("PROVIDER_FAILED")
+        yield* waitFor(() => updates.length === 2, "the tool call's end")
+        expect(updates[1]!.update).toMatchObject({ status: "failed", rawOutput: { code: "PROVIDER_FAILED" } })
+        expect(yield* ask(inSession(single))).toEqual(singleAnswer)
+      }
+    }))
+
+  it.live("a null result after cancelSession settles as the session's cancel", () =>
+    Effect.gen(function*() {
+      const answers: Array<(response: acp.CreateElicitationResponse) => void> = []
+      const { ask, context, seen, updates } = yield* rig(() => new Promise((resolve) => answers.push(resolve)))
+      const fiber = yield* Effect.forkChild(ask(inSession(single, "s1")))
+      yield* waitFor(() => seen.length === 1, "the elicitation")
+      const cancelling = yield* Effect.forkChild(AcpProvider.use((p) => p.cancelSession("s1")).pipe(Effect.provideContext(context)))
+      yield* Effect.sleep("20 millis")
+      const answered = Date.now()
+      answers[0]!(null as unknown as acp.CreateElicitationResponse)
+      expect(yield* Fiber.join(cancelling)).toBe(1)
+      // Settled by the client's answer, not by the grace running out.
+      expect(Date.now() - answered).toBeLessThan(400)
+      expect((yield* Effect.flip(Fiber.join(fiber))).code).toBe("ASK_CANCELLED")
+      expect(updates.map((u) => u.update.sessionUpdate)).toEqual(["tool_call"])
+    }))
+
   it.live("fails PROVIDER_FAILED with the JSON-RPC error the client answered", () =>
     Effect.gen(function*() {
       const { ask } = yield* rig(() => {
@@ -236,6 +270,35 @@ describe("AcpProvider", () => {
       yield* Effect.sleep("700 millis")
       expect(agentWrote().filter((m) => m.method === "$/cancel_request")).toEqual([])
       // No failure is reported for a cancelled session: only the announcement went out.
+      expect(updates.map((u) => u.update.sessionUpdate)).toEqual(["tool_call"])
+    }))
+
+  for (const how of ["the seam's timeout", "the caller's interruption"] as const) {
+    it.live(`after cancelSession, an ask taken down by ${how} within the grace reports no failed tool call`, () =>
+      Effect.gen(function*() {
+        const { ask, context, seen, updates } = yield* rig(neverAnswers, { timeout: "300 millis" })
+        const fiber = yield* Effect.forkChild(ask(inSession(single, "s1")))
+        yield* waitFor(() => seen.length === 1, "the elicitation")
+        yield* Effect.forkChild(AcpProvider.use((p) => p.cancelSession("s1")).pipe(Effect.provideContext(context)))
+        yield* Effect.sleep("100 millis")
+        if (how === "the caller's interruption") yield* Fiber.interrupt(fiber)
+        else expect((yield* Effect.flip(Fiber.join(fiber))).code).toBe("ASK_TIMEOUT")
+        yield* waitFor(() => seen[0]!.signal.aborted, "the client to see $/cancel_request")
+        yield* Effect.sleep("100 millis")
+        expect(updates.map((u) => u.update.sessionUpdate)).toEqual(["tool_call"])
+      }))
+  }
+
+  it.live("cancelSession with no grace cancels open forms on the wire at once", () =>
+    Effect.gen(function*() {
+      const { ask, context, seen, updates } = yield* rig(neverAnswers)
+      const fiber = yield* Effect.forkChild(ask(inSession(single, "s1")))
+      yield* waitFor(() => seen.length === 1, "the elicitation")
+      const started = Date.now()
+      expect(yield* AcpProvider.use((p) => p.cancelSession("s1", { grace: 0 })).pipe(Effect.provideContext(context))).toBe(1)
+      expect(Date.now() - started).toBeLessThan(400)
+      expect((yield* Effect.flip(Fiber.join(fiber))).code).toBe("ASK_CANCELLED")
+      yield* waitFor(() => seen[0]!.signal.aborted, "the client to see $/cancel_request")
       expect(updates.map((u) => u.update.sessionUpdate)).toEqual(["tool_call"])
     }))
 

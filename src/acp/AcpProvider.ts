@@ -84,6 +84,16 @@ export interface AcpProviderOptions {
 }
 
 /**
+ * Options of `AcpProvider.cancelSession`.
+ *
+ * @since 0.2.0
+ */
+export interface CancelSessionOptions {
+  /** How long the client may answer its open forms itself; default the layer's `cancelGrace`. */
+  readonly grace?: Duration.Input | undefined
+}
+
+/**
  * The ACP provider's own handle, next to the `UserInteractionProvider` it
  * registers: forwards the client's `session/cancel` to the asks of that
  * session.
@@ -95,12 +105,14 @@ export class AcpProvider extends Context.Service<AcpProvider, {
    * Ends every pending ask of the session with `AskCancelled`: the client's
    * own answer to an open form (within `cancelGrace`) settles it as a cancel
    * too, keeping the client's reason; a form still open after that is
-   * cancelled on the wire (`$/cancel_request`). No `tool_call_update` follows:
-   * the client marks the cancelled turn's tool calls itself. Call it from the
-   * agent's `session/cancel` handler; it returns, once every such ask has
-   * settled, how many there were.
+   * cancelled on the wire (`$/cancel_request`). No `tool_call_update` follows,
+   * whatever ends such an ask afterwards (the timeout, an interruption): the
+   * client marks the cancelled turn's tool calls itself. Call it from the
+   * agent's `session/cancel` handler (or with `grace: 0` when the agent itself
+   * ends the turn, e.g. for a newer prompt); it returns, once every such ask
+   * has settled, how many there were.
    */
-  readonly cancelSession: (sessionId: string) => Effect.Effect<number>
+  readonly cancelSession: (sessionId: string, options?: CancelSessionOptions) => Effect.Effect<number>
 }>()("effect-user-interaction/AcpProvider") {
   /**
    * A provider bound to one ACP connection. Asks while the client lacks form
@@ -139,17 +151,20 @@ export class AcpProvider extends Context.Service<AcpProvider, {
         void client.notify(acp.methods.client.session.update, { sessionId, update }).catch(() => undefined)
 
       const askOnForm = (request: AskUserQuestionRequest, scope: SessionScope, own: boolean) => {
-        if (own) update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
-        const asked = sendElicitation(client, elicitationParams(request, scope), formsOf(scope.sessionId)).pipe(
+        // Set once the form is in its session's set (and, for an own tool call, announced).
+        let sent: PendingForm | undefined
+        return sendElicitation(client, elicitationParams(request, scope), formsOf(scope.sessionId), (form) => {
+          sent = form
+          if (own) update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
+        }).pipe(
           Effect.ensuring(forget(scope.sessionId)),
-          Effect.flatMap((response) => outcomeOf(request, response))
-        )
-        if (!own) return Effect.catchTag(asked, "SessionCancelled", (cancelled) => Effect.fail(cancelled.error))
-        return asked.pipe(
+          Effect.flatMap((response) => outcomeOf(request, response)),
           Effect.onExit((exit) =>
             Effect.sync(() => {
-              const error = finalError(exit)
-              if (error !== undefined) update(scope.sessionId, toolCallFinished(scope.toolCallId, error))
+              // Not announced, or the client cancelled the session (it marks the turn's tool calls itself,
+              // whatever ended the ask after that): nothing to report.
+              if (!own || sent === undefined || sent.cancelledByClient !== undefined) return
+              update(scope.sessionId, toolCallFinished(scope.toolCallId, finalOutcome(exit)))
             })
           ),
           Effect.catchTag("SessionCancelled", (cancelled) => Effect.fail(cancelled.error))
@@ -182,18 +197,21 @@ export class AcpProvider extends Context.Service<AcpProvider, {
           )
         })
 
-      const cancelSession = (sessionId: string) =>
+      const cancelSession = (sessionId: string, cancelOptions?: CancelSessionOptions) =>
         Effect.suspend(() => {
           const forms = Array.from(pending.get(sessionId) ?? [])
           const error = new AskCancelled({ message: `The ACP client cancelled session ${sessionId}.` })
           for (const form of forms) form.cancelledByClient = error
           if (forms.length === 0) return Effect.succeed(0)
+          const cancelRest = Effect.sync(() => {
+            for (const form of forms) form.cancel(error)
+            return forms.length
+          })
+          const wait = cancelOptions?.grace === undefined ? grace : Duration.fromInputUnsafe(cancelOptions.grace)
+          if (Duration.isZero(wait)) return cancelRest
           return Effect.promise(() => Promise.all(forms.map((form) => form.settled))).pipe(
-            Effect.timeoutOption(grace),
-            Effect.andThen(Effect.sync(() => {
-              for (const form of forms) form.cancel(error)
-              return forms.length
-            }))
+            Effect.timeoutOption(wait),
+            Effect.andThen(cancelRest)
           )
         })
 
@@ -227,18 +245,14 @@ export class AcpProvider extends Context.Service<AcpProvider, {
 /**
  * How a provider-owned tool call ends, from the ask's exit: the answer, the
  * failure, or, when the ask was taken down, the error the seam's reason
- * stands for. `undefined` when the client cancelled the session (it marks the
- * tool call itself).
+ * stands for.
  */
-const finalError = (
+const finalOutcome = (
   exit: Exit.Exit<AskUserQuestionAnswer, HarnessError | SessionCancelled>
-): { readonly answer: AskUserQuestionAnswer } | { readonly error: HarnessError } | undefined => {
+): { readonly answer: AskUserQuestionAnswer } | { readonly error: HarnessError } => {
   if (Exit.isSuccess(exit)) return { answer: exit.value }
   const error = Cause.findErrorOption(exit.cause)
-  if (error._tag === "Some") {
-    const failure = error.value
-    return failure instanceof SessionCancelled ? undefined : { error: failure }
-  }
+  if (error._tag === "Some") return { error: error.value instanceof SessionCancelled ? error.value.error : error.value }
   switch (interruptionReason(exit.cause)) {
     case "timeout":
       return { error: new AskTimeout() }

@@ -10,12 +10,19 @@
  *   (`decodeRequestJson`; a bad one is reported as `INVALID_REQUEST`), any
  *   other text asks the demo batch. The ask is a tool call (`AcpProvider`
  *   reports it); the answer JSON, or a failure's `{"name","code","message"}`,
- *   goes back as one `agent_message_chunk`, and the turn ends `end_turn`. A
- *   prompt arriving while the session's turn runs ends that turn first;
- * - `session/cancel` marks the turn cancelled (it reports nothing more), lets
+ *   goes back as one `agent_message_chunk`, and the turn ends `end_turn`.
+ *   One turn per session: each prompt ends the session's older turn (its form
+ *   cancelled on the wire, its prompt answered `cancelled`) before it asks, so
+ *   of prompts piling up only the newest asks;
+ * - `session/cancel` marks the turn cancelled, lets
  *   `AcpProvider.cancelSession` settle its open form (the client's answer, or
  *   `$/cancel_request` after the grace), then interrupts the turn; only then is
- *   the prompt answered `cancelled`.
+ *   the prompt answered `cancelled`. `$/cancel_request` for a prompt does the
+ *   same without the grace and answers it `-32800`;
+ * - a cancelled turn reports nothing more, whatever ends its ask: no chunk, no
+ *   `failed` tool call (the client marks a cancelled turn's tool calls);
+ * - when `serve` is interrupted (a signal), every open prompt is ended so and
+ *   answered before the connection closes.
  *
  * The asks run in the session that prompted (`AcpProvider.withSession`), so a
  * request's own `agent` field can name who asks but never redirects the form.
@@ -48,14 +55,18 @@ export interface AcpAgentOptions {
 const promptText = (prompt: ReadonlyArray<acp.ContentBlock>): string =>
   prompt.flatMap((block) => block.type === "text" ? [block.text] : []).join("\n")
 
-/** The request a prompt asks: a JSON object is decoded as one; anything else is the demo. */
+/**
+ * The request a prompt asks: a JSON object is decoded as one (a leading
+ * byte-order mark is not part of it, as in a request file); anything else is
+ * the demo.
+ */
 export const requestOfPrompt = (
   text: string,
   demoRequest: AskUserQuestionRequest
 ): Result.Result<AskUserQuestionRequest, UserInteractionError> => {
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(text.startsWith("\ufeff") ? text.slice(1) : text)
   } catch {
     return Result.succeed(demoRequest)
   }
@@ -65,33 +76,52 @@ export const requestOfPrompt = (
 
 const failureText = (error: HarnessError): string => JSON.stringify(error.toJSON())
 
-/** One prompt turn of a session: its fiber, and whether the client (or a newer prompt) cancelled it. */
+/** One prompt of a session, from its arrival to its reply. */
 interface Turn {
-  readonly fiber: Fiber.Fiber<void>
+  readonly sessionId: string
+  /** Set once it asks; a prompt still waiting for the session's older turn to end has none. */
+  fiber: Fiber.Fiber<void> | undefined
+  /** The client, a newer prompt or the agent's shutdown ended it: it reports nothing more, and ends `cancelled`. */
   cancelled: boolean
-  /** Resolves when the turn's prompt handler has returned its reply. */
+  /** Resolves when its prompt handler has returned its reply. */
   readonly replied: Promise<void>
 }
 
 /** One macrotask: every microtask queued before it (the SDK's reply to a finished handler) has run. */
 const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/** The reason the SDK aborts a request's signal with when the client sent `$/cancel_request` for it. */
+const isCancelRequest = (reason: unknown): reason is acp.RequestError =>
+  reason instanceof acp.RequestError && reason.code === -32800
+
+/** How long the agent, when it is stopped, waits for its open prompts to be answered. */
+const shutdownBound = Duration.seconds(1)
+
 /**
- * Serves one ACP connection until it closes (or the fiber is interrupted,
- * which interrupts every turn in progress and closes the connection).
+ * Serves one ACP connection until it closes (or the fiber is interrupted, as
+ * a signal does): then every open prompt is ended `cancelled`, its form
+ * cancelled on the wire, and answered while the connection still writes
+ * (within `shutdownBound`), before the connection closes.
  */
 export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effect<void> =>
   Effect.scoped(Effect.gen(function*() {
     const scope = yield* Effect.scope
-    // Closed last: turns are interrupted (their elicitations cancelled) while the connection is still open.
+    // Closed last: the turns end (their elicitations cancelled) while the connection is still open.
     let connection: acp.AgentConnection | undefined
     yield* Scope.addFinalizer(scope, Effect.sync(() => connection?.close()))
+    // The seam closes after the turns, so none of them sees its provider close.
+    const seamScope = yield* Scope.fork(scope)
     const fibers = yield* FiberSet.make<void, never>()
     const services = yield* Effect.context<never>()
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromiseWith(services)(effect)
     const runSync = Effect.runSyncWith(services)
+    const runFork = Effect.runForkWith(services)
     const sessions = new Set<string>()
+    /** Each session's newest prompt. */
     const turns = new Map<string, Turn>()
+    /** Every prompt not answered yet. */
+    const open = new Set<Turn>()
+    let closing = false
     let seam: Context.Context<UserInteraction | AcpProvider> | undefined
 
     const register = (client: acp.AgentContext, clientCapabilities: acp.ClientCapabilities | undefined) =>
@@ -100,32 +130,27 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
           AcpProvider.layer({ client, clientCapabilities }),
           options.timeout === undefined ? {} : { timeout: options.timeout }
         ),
-        scope
+        seamScope
       ).pipe(Effect.map((context) => void (seam = context)))
 
     /** Sends one text chunk to the session, unless the turn was cancelled meanwhile. */
-    const say = (client: acp.AgentContext, sessionId: string, turn: () => Turn | undefined, text: string) =>
+    const say = (client: acp.AgentContext, turn: Turn, text: string) =>
       Effect.suspend(() =>
-        turn()?.cancelled === true ? Effect.void : Effect.tryPromise(() =>
+        turn.cancelled ? Effect.void : Effect.tryPromise(() =>
           client.notify(acp.methods.client.session.update, {
-            sessionId,
+            sessionId: turn.sessionId,
             update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
           })
         ).pipe(Effect.ignore)
       )
 
     /** One prompt turn: ask, then stream the answer (or the failure) back as one message chunk. */
-    const turnOf = (
-      sessionId: string,
-      prompt: ReadonlyArray<acp.ContentBlock>,
-      client: acp.AgentContext,
-      self: () => Turn | undefined
-    ) =>
+    const turnOf = (turn: Turn, prompt: ReadonlyArray<acp.ContentBlock>, client: acp.AgentContext) =>
       Effect.suspend(() => {
         const request = requestOfPrompt(promptText(prompt), options.demoRequest)
         if (Result.isFailure(request)) return Effect.fail(request.failure)
         return UserInteraction.ask(request.success).pipe(
-          AcpProvider.withSession({ sessionId }),
+          AcpProvider.withSession({ sessionId: turn.sessionId }),
           Effect.provideContext(seam!)
         )
       }).pipe(
@@ -136,24 +161,54 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
         Effect.catch((error) =>
           Effect.sync(() => {
             // A cancelled turn reports nothing: the client stopped it and knows why.
-            if (self()?.cancelled === true) return undefined
+            if (turn.cancelled) return undefined
             options.onFailure?.(error)
             return failureText(error)
           })
         ),
-        Effect.flatMap((text) => text === undefined ? Effect.void : say(client, sessionId, self, text))
+        Effect.flatMap((text) => text === undefined ? Effect.void : say(client, turn, text))
       )
 
-    /** Ends the session's running turn (if any) as cancelled and waits until its reply went out. */
-    const supersede = async (sessionId: string) => {
-      const previous = turns.get(sessionId)
-      if (previous === undefined) return
-      previous.cancelled = true
-      await run(Fiber.interrupt(previous.fiber))
+    /**
+     * Ends a turn as cancelled: marked at once (so nothing it settles with
+     * afterwards is reported), its open form settled by the client within
+     * `grace` (the provider's default when not given) or cancelled on the wire,
+     * then its fiber interrupted. Its tool call gets no final update: a
+     * client marks a cancelled turn's tool calls itself.
+     */
+    const endTurn = (turn: Turn, grace?: Duration.Duration): Effect.Effect<void> => {
+      turn.cancelled = true
+      if (seam === undefined) return Effect.void
+      return AcpProvider.use((provider) => provider.cancelSession(turn.sessionId, { grace })).pipe(
+        Effect.provideContext(seam),
+        Effect.andThen(Effect.suspend(() => turn.fiber === undefined ? Effect.void : Fiber.interrupt(turn.fiber)))
+      )
+    }
+
+    /** Ends the session's older turn and waits until its reply went out. */
+    const supersede = async (previous: Turn) => {
+      await run(endTurn(previous, Duration.zero))
       await previous.replied
       // The SDK queues the old prompt's reply in the microtasks after its handler returned.
       await nextMacrotask()
     }
+
+    // Runs first when the scope closes: a signal (or a closed connection) ends every open prompt as
+    // cancelled, its form cancelled on the wire, and lets its reply reach the stream.
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closing = true
+        const ending = Array.from(open)
+        if (ending.length === 0) return Effect.void
+        return Effect.forEach(ending, (turn) => endTurn(turn, Duration.zero), { concurrency: "unbounded", discard: true }).pipe(
+          Effect.andThen(Effect.promise(() => Promise.all(ending.map((turn) => turn.replied)))),
+          Effect.andThen(Effect.promise(nextMacrotask)),
+          // Finalizers are uninterruptible; the bound must be able to stop this wait.
+          Effect.interruptible,
+          Effect.timeoutOption(shutdownBound)
+        )
+      })
+    )
 
     const app = acp.agent({ name: "ask-user" })
       .onRequest(acp.methods.agent.initialize, async ({ client, params }) => {
@@ -178,46 +233,62 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
         sessions.add(sessionId)
         return { sessionId }
       })
-      .onRequest(acp.methods.agent.session.prompt, async ({ client, params }) => {
+      .onRequest(acp.methods.agent.session.prompt, async ({ client, params, signal }) => {
         const { sessionId } = params
         if (!sessions.has(sessionId)) {
           throw acp.RequestError.invalidParams(undefined, `Unknown session ${sessionId}.`)
         }
-        // One turn per session: a new prompt first ends the one still running, its form cancelled on the wire.
-        await supersede(sessionId)
         let reply!: () => void
-        const replied = new Promise<void>((resolve) => {
-          reply = resolve
-        })
-        let turn: Turn | undefined
-        const self = () => turn
-        turn = { fiber: runSync(FiberSet.run(fibers, turnOf(sessionId, params.prompt, client, self))), cancelled: false, replied }
+        const turn: Turn = {
+          sessionId,
+          fiber: undefined,
+          cancelled: closing,
+          replied: new Promise<void>((resolve) => {
+            reply = resolve
+          })
+        }
+        // One turn per session: this prompt is the session's newest from now on, whatever arrives after it.
+        const previous = turns.get(sessionId)
         turns.set(sessionId, turn)
+        open.add(turn)
+        // `$/cancel_request` for this prompt ends it at once, its form cancelled on the wire.
+        const onAbort = () => {
+          if (isCancelRequest(signal.reason)) runFork(endTurn(turn, Duration.zero))
+        }
+        signal.addEventListener("abort", onAbort, { once: true })
         try {
-          // An observer, not a fiber: one less fiber per turn.
-          const exit = await new Promise<Exit.Exit<void>>((resolve) => turn!.fiber.addObserver(resolve))
-          const cancelled = turn.cancelled || (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))
-          return { stopReason: cancelled ? "cancelled" : "end_turn" }
+          // The older turn ends first, its form cancelled on the wire and its reply sent before this one asks.
+          if (previous !== undefined) await supersede(previous)
+          if (!turn.cancelled) {
+            const fiber = runSync(FiberSet.run(fibers, turnOf(turn, params.prompt, client)))
+            turn.fiber = fiber
+            // An observer, not a fiber: one less fiber per turn.
+            const exit = await new Promise<Exit.Exit<void>>((resolve) => fiber.addObserver(resolve))
+            if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) turn.cancelled = true
+          }
+          // The client asked for this request's cancellation: ACP's answer to that is -32800.
+          if (isCancelRequest(signal.reason)) throw signal.reason
+          return { stopReason: turn.cancelled ? "cancelled" : "end_turn" }
         } finally {
+          signal.removeEventListener("abort", onAbort)
           if (turns.get(sessionId) === turn) turns.delete(sessionId)
+          open.delete(turn)
           reply()
         }
       })
       .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
         const turn = turns.get(params.sessionId)
-        if (turn === undefined || seam === undefined) return
-        // Set before anything else: a form answer arriving with this cancel must not be reported as a failure.
-        turn.cancelled = true
-        // The client answers its open forms itself; those it leaves open are cancelled on the wire.
-        await run(AcpProvider.use((provider) => provider.cancelSession(params.sessionId)).pipe(Effect.provideContext(seam)))
-        // Then the turn ends; its reply (`cancelled`) goes after any `$/cancel_request`.
-        await run(Fiber.interrupt(turn.fiber))
+        if (turn === undefined) return
+        // Marked before anything else: a form answer arriving with this cancel is not reported as a failure.
+        // The client answers its open form itself; one it leaves open is cancelled on the wire after the
+        // grace, before the turn's reply (`cancelled`).
+        await run(endTurn(turn))
       })
 
     connection = app.connect(stream)
     const { closed } = connection
     yield* Effect.promise(() => closed)
     // A closed connection has rejected every pending elicitation: let the turns report
-    // that (PROVIDER_FAILED) before the scope interrupts whatever is left.
+    // that (PROVIDER_FAILED) before the scope ends whatever is left.
     yield* FiberSet.awaitEmpty(fibers).pipe(Effect.timeoutOption(Duration.seconds(1)))
   }))

@@ -72,23 +72,32 @@ type Failure = ProviderFailed | AskCancelled | ProviderClosed
 export class SessionCancelled extends Data.TaggedError("SessionCancelled")<{ readonly error: AskCancelled }> {}
 
 /**
- * Sends the elicitation. Interrupting the fiber, or calling the form's
- * `cancel` while it is pending, aborts the request's `cancellationSignal`, so
- * `$/cancel_request` goes on the wire, and stops waiting for the client's
- * reply at once (`stopWaitingOnCancel`): a client that never answers the
- * cancellation cannot hold the ask. Once the SDK has matched the client's
- * response, aborting sends nothing (the SDK drops its abort listener then),
- * so a form already answered is never cancelled on the wire.
+ * Sends the elicitation. `onSent` runs just before the request is queued,
+ * with the form already in its session's set: what it queues (the tool
+ * call's announcement) goes on the wire before the form, and an ask
+ * interrupted before that point has sent nothing. Interrupting the fiber, or
+ * calling the form's `cancel` while it is pending, aborts the request's
+ * `cancellationSignal`, so `$/cancel_request` goes on the wire, and stops
+ * waiting for the client's reply at once (`stopWaitingOnCancel`): a client
+ * that never answers the cancellation cannot hold the ask. Once the SDK has
+ * matched the client's response, aborting sends nothing (the SDK drops its
+ * abort listener then), so a form already answered is never cancelled on the
+ * wire.
  *
  * Anything but an accepted form settles one macrotask later: every message
  * already read from the client (a `session/cancel` sent in the same breath as
  * the form's `cancel`, in either order) has been dispatched by then, and a
  * form whose session was cancelled fails as that cancel.
+ *
+ * The client's result is untrusted JSON (`null` when an SDK client's handler
+ * returned nothing): nothing here assumes its shape, and the promise's
+ * callbacks settle the ask whatever happens, so nothing escapes unobserved.
  */
 export const sendElicitation = (
   client: acp.AgentContext,
   params: acp.CreateElicitationRequest,
-  forms: Set<PendingForm>
+  forms: Set<PendingForm>,
+  onSent: (form: PendingForm) => void
 ): Effect.Effect<acp.CreateElicitationResponse, Failure | SessionCancelled> =>
   Effect.callback((resume) => {
     const controller = new AbortController()
@@ -120,18 +129,22 @@ export const sendElicitation = (
       ))
     }
     const settleAfterInput = (outcome: Result.Result<acp.CreateElicitationResponse, Failure>) => {
-      if (Result.isSuccess(outcome) && (outcome.success as { readonly action?: unknown }).action === "accept" && form.cancelledByClient === undefined) {
+      if (Result.isSuccess(outcome) && actionOf(outcome.success) === "accept" && form.cancelledByClient === undefined) {
         return finish(outcome)
       }
       setImmediate(finish, outcome)
     }
     forms.add(form)
+    onSent(form)
     client.request(acp.methods.client.elicitation.create, params, {
       cancellationSignal: controller.signal,
       stopWaitingOnCancel: true
     }).then(
       (response) => settleAfterInput(Result.succeed(response)),
       (cause) => settleAfterInput(Result.fail(failed(cause)))
+    ).catch((defect) =>
+      // Not expected: settles the ask rather than leaving a rejection nobody observes.
+      resume(Effect.fail(new ProviderFailed({ message: `The ACP elicitation failed unexpectedly: ${String(defect)}`, cause: defect })))
     )
     return Effect.sync(() => {
       if (forms.delete(form)) markSettled()
@@ -139,9 +152,15 @@ export const sendElicitation = (
     })
   })
 
+/** The `action` of a client's result, or `undefined` when the result is not a JSON object. */
+const actionOf = (response: unknown): unknown =>
+  typeof response === "object" && response !== null && !Array.isArray(response)
+    ? (response as { readonly action?: unknown }).action
+    : undefined
+
 /** The client's own words for ending a form (`_meta.message`), when it gave any. */
-export const clientReason = (response: object): string | undefined => {
-  const meta = (response as { readonly _meta?: unknown })._meta
+export const clientReason = (response: unknown): string | undefined => {
+  const meta = typeof response === "object" && response !== null ? (response as { readonly _meta?: unknown })._meta : undefined
   const message = typeof meta === "object" && meta !== null ? (meta as { readonly message?: unknown }).message : undefined
   return typeof message === "string" && message.trim() !== "" ? message : undefined
 }
@@ -149,17 +168,22 @@ export const clientReason = (response: object): string | undefined => {
 /**
  * The client's response as the seam sees it: accept → the answer read from
  * the form (validated); decline → `AskDeclined`; cancel or any other action →
- * `AskCancelled`; a result that is not a response at all → `ProviderFailed`.
- * The client's reason (`_meta.message`) is kept in the error's message.
+ * `AskCancelled`; a result that is not a response at all (not a JSON object,
+ * or no action named) → `ProviderFailed`. The client's reason
+ * (`_meta.message`) is kept in the error's message.
  */
 export const outcomeOf = (
   request: AskUserQuestionRequest,
   response: unknown
 ): Effect.Effect<AskUserQuestionAnswer, InvalidAnswer | AskDeclined | AskCancelled | ProviderFailed> => {
-  if (typeof response !== "object" || response === null) {
-    return Effect.fail(new ProviderFailed({ message: "The ACP client's elicitation result is not an object.", cause: response }))
+  const action = actionOf(response)
+  if (typeof action !== "string") {
+    return Effect.fail(new ProviderFailed({
+      message: `The ACP client's elicitation result is not a response with an action: ${describeResult(response)}.`,
+      cause: response
+    }))
   }
-  const { action, content } = response as { readonly action?: unknown; readonly content?: unknown }
+  const { content } = response as { readonly content?: unknown }
   const reason = clientReason(response)
   const because = reason === undefined ? "" : `: ${reason}`
   switch (action) {
@@ -177,7 +201,11 @@ export const outcomeOf = (
       }))
     default:
       return Effect.fail(new AskCancelled({
-        message: `The ACP client ended the form with the unknown action ${JSON.stringify(action) ?? "undefined"}${because}.`
+        message: `The ACP client ended the form with the unknown action ${JSON.stringify(action)}${because}.`
       }))
   }
 }
+
+/** What a malformed result was, in a few words (the result itself stays in the error's `cause`). */
+const describeResult = (response: unknown): string =>
+  response === null ? "null" : Array.isArray(response) ? "an array" : typeof response === "object" ? "an object without a string action" : typeof response

@@ -5,4 +5,4 @@
  *
  * @since 0.2.0
  */
-export { AcpProvider, type AcpProviderOptions, AcpSession } from "./AcpProvider.js"
+export { AcpProvider, type AcpProviderOptions, AcpSession, type CancelSessionOptions } from "./AcpProvider.js"

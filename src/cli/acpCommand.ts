@@ -2,18 +2,19 @@
  * `ask-user acp`: an ACP agent on stdio for editors such as Zed. Each prompt
  * turn asks the human one batch through form elicitation (`AcpProvider`) and
  * streams the answer JSON back; see `acp/agent.ts` for the protocol
- * behaviour. stdout carries nothing but ACP messages.
+ * behaviour. stdout carries nothing but ACP messages; console output (the
+ * SDK's own diagnostics included) goes to stderr, made inert.
  *
  * @since 0.1.0
  */
 import { type Duration, Effect, Option } from "effect"
-import { Command } from "effect/cli"
+import { Command, Flag } from "effect/cli"
 import * as Options from "./options.js"
-import { consoleOnStderr } from "./protocolStdout.js"
+import { inertConsoleOnStderr } from "./protocolStdout.js"
 
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
-    yield* consoleOnStderr
+    yield* inertConsoleOnStderr
     const [agent, demo, node, { packageVersion }, acp, exitCodes, batched] = yield* Effect.promise(() =>
       Promise.all([
         import("../acp/agent.js"),
@@ -45,7 +46,14 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
  *
  * @since 0.1.0
  */
-export const acpCommand = Command.make("acp", { timeout: Options.timeout }, ({ timeout }) => serveStdio(timeout)).pipe(
+const timeoutFlag = Options.timeout.pipe(
+  Flag.withDescription(
+    "Give up on a question after this long without an answer: that turn's tool call fails ASK_TIMEOUT and the " +
+      "agent goes on. 30s, 5m, 1h, \"5 minutes\"."
+  )
+)
+
+export const acpCommand = Command.make("acp", { timeout: timeoutFlag }, ({ timeout }) => serveStdio(timeout)).pipe(
   Command.withDescription(
     "Run an ACP agent on stdio (for Zed and other ACP clients): each prompt asks its questions through a form " +
       "elicitation and answers with the answer JSON. A prompt that is a JSON request asks that request; any " +
