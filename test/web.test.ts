@@ -418,6 +418,9 @@ describe("WebProvider gate", () => {
         expect([line, reply.status]).toEqual([line, "HTTP/1.1 405 Method Not Allowed"])
         expect(reply.headers).toContain(`\r\nallow: ${allow}\r\n`)
       }
+      // A known path the router cannot decode, asked with its own method, is not a 405.
+      const undecodable = yield* raw(`POST /api/questions/%ZZ/cancel HTTP/1.1\r\n${host}${bearer}Connection: close\r\n\r\n`)
+      expect(undecodable.status).toBe("HTTP/1.1 404 Not Found")
       for (
         const text of [
           `GET /api/questions HTTP/1.1\r\n${host}Host: evil.example:${port}\r\n${bearer}Connection: close\r\n\r\n`,

@@ -142,10 +142,14 @@ const allowFor = (url: string): string | undefined => {
   return allowedMethods.find(([pattern]) => pattern.test(path))?.[1]
 }
 
-/** The answer when no route took the request: 405 for a known path, else a JSON 404. */
-const unrouted = (url: string) => {
+/**
+ * The answer when no route took the request: 405 for a known path asked with
+ * another method, else a JSON 404 (also a path the router could not decode,
+ * such as a bad percent escape in an id).
+ */
+const unrouted = (method: string, url: string) => {
   const allow = allowFor(url)
-  return allow === undefined
+  return allow === undefined || allow.split(", ").includes(method)
     ? json(404, { error: "not-found" })
     : HttpServerResponse.setHeader(json(405, { error: "method-not-allowed" }), "allow", allow)
 }
@@ -182,7 +186,7 @@ export const makeWebApp = (table: PendingTable, options: GateOptions) =>
         Effect.catch((error) =>
           Effect.succeed(
             HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
-              ? unrouted(request.url)
+              ? unrouted(request.method, request.url)
               : json(500, { error: "internal" })
           )
         )
