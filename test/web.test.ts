@@ -382,6 +382,74 @@ describe("WebProvider gate", () => {
       expect(yield* status("/no/such/path", { headers: auth })).toEqual([404, "not-found"])
     }))
 
+  it.live("follows HTTP: WWW-Authenticate on 401, 405 with Allow, 400 for two Host lines or none", () =>
+    Effect.gen(function*() {
+      const { web } = yield* start()
+      const port = web.port
+      const host = `Host: 127.0.0.1:${port}\r\n`
+      const bearer = `Authorization: Bearer ${token}\r\n`
+      /** One request on a raw socket: the status line and the headers, lower-cased. */
+      const raw = (text: string) =>
+        promise(() =>
+          new Promise<{ status: string; headers: string }>((resolve) => {
+            let got = ""
+            const socket = connect(port, "127.0.0.1", () => socket.write(text))
+            socket.on("data", (chunk: Buffer) => (got += chunk.toString("utf8")))
+            socket.on("close", () => {
+              const head = got.split("\r\n\r\n")[0]!
+              resolve({ status: head.split("\r\n")[0]!, headers: head.toLowerCase() })
+            })
+            socket.on("error", () => undefined)
+          })
+        )
+      const unauthorized = yield* raw(`GET /api/questions HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)
+      expect(unauthorized.status).toBe("HTTP/1.1 401 Unauthorized")
+      expect(unauthorized.headers).toMatch(/\r\nwww-authenticate: bearer realm="ask-user"/)
+      for (
+        const [line, allow] of [
+          ["PUT /api/questions", "get, head"],
+          ["DELETE /api/questions/some-id/answer", "post"],
+          ["GET /api/questions/some-id/cancel", "post"],
+          ["POST /api/events", "get, head"],
+          ["POST /", "get, head"]
+        ]
+      ) {
+        const reply = yield* raw(`${line} HTTP/1.1\r\n${host}${bearer}Content-Length: 0\r\nConnection: close\r\n\r\n`)
+        expect([line, reply.status]).toEqual([line, "HTTP/1.1 405 Method Not Allowed"])
+        expect(reply.headers).toContain(`\r\nallow: ${allow}\r\n`)
+      }
+      // A known path the router cannot decode, asked with its own method, is not a 405.
+      const undecodable = yield* raw(`POST /api/questions/%ZZ/cancel HTTP/1.1\r\n${host}${bearer}Connection: close\r\n\r\n`)
+      expect(undecodable.status).toBe("HTTP/1.1 404 Not Found")
+      for (
+        const text of [
+          `GET /api/questions HTTP/1.1\r\n${host}Host: evil.example:${port}\r\n${bearer}Connection: close\r\n\r\n`,
+          `GET /api/questions HTTP/1.1\r\n${host}${host}${bearer}Connection: close\r\n\r\n`,
+          `GET /api/questions HTTP/1.1\r\n${bearer}Connection: close\r\n\r\n`
+        ]
+      ) {
+        expect((yield* raw(text)).status).toBe("HTTP/1.1 400 Bad Request")
+      }
+      expect((yield* raw(`GET /api/questions HTTP/1.1\r\n${host}${bearer}Connection: close\r\n\r\n`)).status)
+        .toBe("HTTP/1.1 200 OK")
+    }))
+
+  it.live("takes an answer choosing an option whose label is over 64 KiB; other bodies stay capped", () =>
+    Effect.gen(function*() {
+      const { ask, web } = yield* start()
+      const label = "L".repeat(70 * 1024)
+      const fiber = yield* Effect.forkChild(ask({ questions: [{ id: "q", question: "Pick", options: [{ label }, { label: "short" }] }] }))
+      const [id] = yield* pendingIds(web.port, 1)
+      const path = `/api/questions/${id}/answer`
+      const huge = yield* promise(() =>
+        postJson(web.port, path, token, { answers: [{ id: "q", selected: [], custom: "x".repeat(200 * 1024) }] })
+      )
+      expect([huge.status, huge.json]).toEqual([413, { error: "too-large" }])
+      const chosen = yield* promise(() => postJson(web.port, path, token, { answers: [{ id: "q", selected: [label] }] }))
+      expect([chosen.status, chosen.json]).toEqual([200, { ok: true }])
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "q", selected: [label] }] })
+    }))
+
   it.live("serves the page with a strict Content-Security-Policy and no caching", () =>
     Effect.gen(function*() {
       const { web } = yield* start()

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
-import { createServer } from "node:net"
+import { connect, createServer, type Socket } from "node:net"
 import { dirname, join } from "node:path"
 import { program, start, tempFiles } from "./cliHarness.js"
 import { openEvents, postJson, send, waitFor } from "./support/webClient.js"
@@ -153,6 +153,34 @@ describe("ask-user --web", () => {
       expect(await run.exited).toBe(0)
     } finally {
       agent.destroy()
+      run.child.kill("SIGKILL")
+    }
+  })
+
+  it("exits within two seconds of the answer whatever other clients hold: nothing sent, half a header, half a body", async () => {
+    const { port, run } = await startWeb()
+    const sockets: Array<Socket> = []
+    const open = (text: string) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write(text))
+      socket.on("error", () => undefined)
+      sockets.push(socket)
+    }
+    try {
+      const id = await pendingId(port)
+      open("")
+      open(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: `)
+      open(
+        `POST /api/questions/${id}/answer HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ans`
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect((await postJson(port, `/api/questions/${id}/answer`, token, answer)).status).toBe(200)
+      const answered = Date.now()
+      expect(await run.exited).toBe(0)
+      expect(Date.now() - answered).toBeLessThan(2_000)
+      expect(JSON.parse(run.stdout())).toEqual(answer)
+    } finally {
+      for (const socket of sockets) socket.destroy()
       run.child.kill("SIGKILL")
     }
   })

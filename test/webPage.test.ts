@@ -13,6 +13,7 @@ import {
 } from "effect-user-interaction"
 import { WebProvider } from "effect-user-interaction/web"
 import { start, tempFiles } from "./cliHarness.js"
+import { postJson } from "./support/webClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {
@@ -41,22 +42,39 @@ class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {
 
 const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
 
-/** A seam with a web provider, and a browser page on it, both closed with the test's scope. */
-const open = Effect.gen(function*() {
-  const browser = yield* Chromium
-  const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer()))
-  const web = Context.get(context, WebProvider)
-  const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
-  const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
-  const problems: Array<string> = []
-  page.on("dialog", (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`)
-    void dialog.dismiss()
+/**
+ * A seam with a web provider, and `n` tabs of one browser (one context, so
+ * they share what tabs of one browser share), all closed with the test's
+ * scope. `prepare` runs on each tab before it loads the page.
+ */
+const openTabs = (n: number, prepare: (page: Page) => Promise<unknown> = async () => undefined) =>
+  Effect.gen(function*() {
+    const browser = yield* Chromium
+    const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer()))
+    const web = Context.get(context, WebProvider)
+    const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
+    const browserContext = yield* Effect.acquireRelease(
+      promise(() => browser.newContext()),
+      (browserContext) => promise(() => browserContext.close())
+    )
+    const problems: Array<string> = []
+    const pages: Array<Page> = []
+    for (let i = 0; i < n; i++) {
+      const page = yield* promise(() => browserContext.newPage())
+      page.on("dialog", (dialog) => {
+        problems.push(`dialog: ${dialog.message()}`)
+        void dialog.dismiss()
+      })
+      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
+      yield* promise(() => prepare(page))
+      yield* promise(() => page.goto(web.url))
+      pages.push(page)
+    }
+    return { ask, pages, problems, web }
   })
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
-  yield* promise(() => page.goto(web.url))
-  return { ask, page, problems, web }
-})
+
+/** A seam with a web provider, and a browser page on it, both closed with the test's scope. */
+const open = Effect.map(openTabs(1), ({ pages, ...rest }) => ({ page: pages[0]!, ...rest }))
 
 /** The accessible label (or text) of the focused element. */
 const focusedName = (page: Page) =>
@@ -81,7 +99,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(yield* focusedName(page)).toBe("Postgres (Recommended)")
       const postgres = page.getByRole("button", { name: /^Postgres \(Recommended\)/ })
       expect(yield* promise(() => postgres.locator(".badge").textContent())).toBe("Recommended")
-      expect(yield* promise(() => page.locator(".chosen").count())).toBe(0)
+      expect(yield* promise(() => page.locator("[aria-pressed=true]").count())).toBe(0)
       expect(yield* promise(() => page.getByRole("button", { name: /^SQLite/ }).isVisible())).toBe(true)
       for (const name of ["Other"]) expect(yield* promise(() => page.getByRole("textbox", { name }).isVisible())).toBe(true)
       for (const name of ["Skip", "Cancel"]) {
@@ -241,6 +259,199 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(problems).toEqual([])
     }))
 
+  it.effect("when another tab answers the request being answered, says so and keeps the keyboard off the next one", () =>
+    Effect.gen(function*() {
+      const { ask, pages: [a, b], problems, web } = yield* openTabs(2)
+      const first = yield* Effect.forkChild(ask({
+        agent: { id: "a", name: "Builder" },
+        questions: [
+          { id: "db", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] },
+          { id: "name", question: "Project name?" }
+        ]
+      }))
+      for (const page of [a!, b!]) yield* promise(() => page.getByText("Question 1 of 2", { exact: true }).waitFor())
+      const merge = { agent: { id: "b", name: "Reviewer" }, questions: [{ id: "ok", question: "Merge?", options: [{ label: "yes" }, { label: "no" }] }] }
+      const second = yield* Effect.forkChild(ask(merge))
+      yield* promise(() => b!.getByText("Merge?").first().waitFor())
+      // Tab B is halfway through request 1 when tab A answers it.
+      yield* promise(() => b!.getByRole("button", { name: "SQLite" }).click())
+      yield* promise(() => b!.getByRole("textbox", { name: "Project name?" }).fill("half typed"))
+      yield* promise(() => a!.getByRole("button", { name: "Postgres" }).click())
+      yield* promise(() => a!.getByRole("textbox", { name: "Project name?" }).fill("atlas"))
+      yield* promise(() => a!.keyboard.press("Enter"))
+      yield* Fiber.join(first)
+
+      yield* promise(() => b!.getByRole("alert").filter({ hasText: "Answered in another tab." }).waitFor())
+      // The focus is on the notice, not on an option of the other request: Enter does nothing.
+      expect(yield* promise(() => b!.evaluate(() => `${document.activeElement?.tagName}: ${document.activeElement?.textContent}`)))
+        .toBe("H2: Answered in another tab.")
+      yield* promise(() => b!.keyboard.press("Enter"))
+      yield* Effect.sleep("500 millis")
+      expect((yield* web.pending).map((p) => p.request.questions[0]!.question)).toEqual(["Merge?"])
+
+      // Moving on is the person's own step.
+      yield* promise(() => b!.getByRole("button", { name: "Next request" }).click())
+      yield* promise(() => b!.getByRole("heading", { name: "Merge?" }).waitFor())
+      yield* promise(() => b!.getByRole("button", { name: /^no/ }).click())
+      expect(yield* Fiber.join(second)).toEqual({ answers: [{ id: "ok", selected: ["no"] }] })
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("a cancel that loses to another client's answer says the request was already answered", () =>
+    Effect.gen(function*() {
+      let release = () => {}
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      const { ask, page, web } = yield* open
+      // The cancel is slow on the wire; the other answer wins meanwhile.
+      yield* promise(() => page.route("**/cancel", async (route) => {
+        await gate
+        await route.continue()
+      }))
+      const fiber = yield* Effect.forkChild(ask(single))
+      yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
+      const id = (yield* web.pending)[0]!.id
+      yield* promise(() => page.keyboard.press("Escape"))
+      yield* Effect.sleep("100 millis")
+      const other = yield* promise(() => postJson(web.port, `/api/questions/${id}/answer`, web.token, singleAnswer))
+      expect(other.status).toBe(200)
+      expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
+      release()
+      yield* promise(() => page.getByRole("alert").filter({ hasText: "already answered" }).waitFor())
+      yield* Effect.sleep("300 millis")
+      expect(yield* promise(() => page.locator("#announcer").textContent())).not.toContain("cancelled")
+    }))
+
+  it.effect("ignores a list of questions that arrives after the stream said they were answered", () =>
+    Effect.gen(function*() {
+      let release = () => {}
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      let listed = () => {}
+      const fetched = new Promise<void>((resolve) => (listed = resolve))
+      const { ask, pages: [page], web } = yield* openTabs(1, (page) =>
+        page.route("**/api/questions", async (route) => {
+          const response = await route.fetch()
+          listed()
+          await gate
+          await route.fulfill({ response })
+        }))
+      const asked = yield* Effect.forkChild(ask(single))
+      yield* promise(() => page!.getByText("Question 1 of 1", { exact: true }).waitFor())
+      // The list the page asked for when its stream opened is served now, but arrives late.
+      yield* promise(() => fetched)
+      const id = (yield* web.pending)[0]!.id
+      expect((yield* promise(() => postJson(web.port, `/api/questions/${id}/answer`, web.token, singleAnswer))).status).toBe(200)
+      yield* Fiber.join(asked)
+      yield* promise(() => page!.waitForFunction(() => document.title === "Questions for you"))
+      release()
+      yield* Effect.sleep("1 second")
+      expect(yield* promise(() => page!.title())).toBe("Questions for you")
+      expect(yield* promise(() => page!.getByRole("heading", { name: "Deploy now?" }).count())).toBe(0)
+    }))
+
+  it.effect("keeps working with seven tabs open", () =>
+    Effect.gen(function*() {
+      const { ask, pages } = yield* openTabs(7)
+      const fiber = yield* Effect.forkChild(ask(single))
+      for (const page of pages) yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor({ timeout: 10_000 }))
+      const last = pages[6]!
+      yield* promise(() => last.bringToFront())
+      yield* promise(() => last.getByRole("button", { name: /^yes/ }).click())
+      expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
+      for (const page of pages) yield* promise(() => page.waitForFunction(() => document.title === "Questions for you"))
+    }), { timeout: 90_000 })
+
+  it.effect("isolates model text, so direction overrides cannot reorder the page's own words", () =>
+    Effect.gen(function*() {
+      const { ask, page } = yield* open
+      const rlo = "\u202E"
+      const fiber = yield* Effect.forkChild(ask({
+        agent: { id: "x", name: `${rlo}kcatta` },
+        questions: [{
+          id: "q",
+          header: `${rlo}head`,
+          question: `${rlo}Which?`,
+          options: [{ label: `${rlo}one`, description: `${rlo}first` }, { label: "two" }]
+        }]
+      }))
+      yield* Effect.forkChild(ask({ agent: { id: "y", name: `${rlo}other` }, questions: [{ id: "t", question: `${rlo}Text?` }] }))
+      yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
+      yield* promise(() => page.getByRole("navigation", { name: "Pending requests" }).waitFor())
+      const seen = yield* promise(() =>
+        page.evaluate(() => {
+          const isolated = (element: Element) => {
+            const bidi = getComputedStyle(element).unicodeBidi
+            return bidi === "isolate" || bidi === "plaintext"
+          }
+          // Every element whose own text holds the override isolates it.
+          const holders = Array.from(document.querySelectorAll("main *")).filter((element) =>
+            Array.from(element.childNodes).some((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("\u202E"))
+          )
+          // And the page's own word "asks" stays to the right of the agent's name.
+          const asker = document.querySelector(".asker")!
+          const name = asker.querySelector("bdi, [dir]")
+          const words = Array.from(asker.childNodes).find((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("asks"))
+          const range = document.createRange()
+          if (words !== undefined) range.selectNodeContents(words)
+          return {
+            holders: holders.length,
+            notIsolated: holders.filter((element) => !isolated(element)).map((element) => element.outerHTML),
+            asksAfterName: name !== null && words !== undefined &&
+              range.getBoundingClientRect().left >= name.getBoundingClientRect().right - 1
+          }
+        })
+      )
+      expect(seen.holders).toBeGreaterThanOrEqual(7)
+      expect(seen.notIsolated).toEqual([])
+      expect(seen.asksAfterName).toBe(true)
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.effect("after Back, the chosen option is exposed as pressed", () =>
+    Effect.gen(function*() {
+      const { ask, page } = yield* open
+      const fiber = yield* Effect.forkChild(ask({
+        questions: [
+          { id: "db", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] },
+          { id: "name", question: "Project name?" }
+        ]
+      }))
+      yield* promise(() => page.getByRole("button", { name: "SQLite", pressed: false }).click())
+      yield* promise(() => page.getByText("Question 2 of 2", { exact: true }).waitFor())
+      yield* promise(() => page.getByRole("button", { name: "Back", exact: true }).click())
+      yield* promise(() => page.getByText("Question 1 of 2", { exact: true }).waitFor())
+      expect(yield* promise(() => page.getByRole("button", { name: "SQLite", pressed: true }).count())).toBe(1)
+      expect(yield* promise(() => page.getByRole("button", { name: "Postgres", pressed: false }).count())).toBe(1)
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  for (
+    const [what, args, signal] of [
+      ["its --timeout", ["--timeout", "3s"], undefined],
+      ["SIGTERM", [], "SIGTERM"]
+    ] as const
+  ) {
+    it.effect(`after ${what}, says ask-user stopped before every question was answered`, () =>
+      Effect.gen(function*() {
+        const browser = yield* Chromium
+        const { file } = tempFiles({ file: single })
+        const run = yield* Effect.acquireRelease(
+          Effect.sync(() => start(["--web", ...args, file!])),
+          (run) => Effect.sync(() => run.child.kill("SIGKILL"))
+        )
+        yield* promise(() => run.stderrContains("\n"))
+        const url = /^Answer at (\S+)$/m.exec(run.stderr())![1]!
+        const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+        yield* promise(() => page.goto(url))
+        yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
+        if (signal !== undefined) run.child.kill(signal)
+        expect(yield* promise(() => run.exited)).toBe(signal === undefined ? 4 : 143)
+        yield* promise(() =>
+          page.locator("#card").getByText("ask-user stopped before every question was answered. You can close this tab.").waitFor()
+        )
+        expect(yield* promise(() => page.locator("#card").textContent())).not.toContain("All questions were answered")
+      }), { timeout: 60_000 })
+  }
+
   it.effect("after ask-user --web exits, says the questions were answered and makes no request for 5 s", () =>
     Effect.gen(function*() {
       const browser = yield* Chromium
@@ -324,7 +535,8 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       yield* promise(() => page.evaluate(() => void ((window as unknown as { __hidden: boolean }).__hidden = true)))
       const second = yield* Effect.forkChild(ask({ questions: [{ id: "t", question: "<b>Ship</b> it?" }] }))
       yield* promise(() => page.waitForFunction(() => document.title === "(2) Questions for you"))
-      expect(yield* shown(page)).toEqual([{ title: "The agent asks", body: "<b>Ship</b> it?" }])
+      // The name is isolated (FSI … PDI), as <bdi> isolates it in the page.
+      expect(yield* shown(page)).toEqual([{ title: "\u2068The agent\u2069 asks", body: "<b>Ship</b> it?" }])
 
       yield* Fiber.interrupt(second)
       yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))

@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { createServer } from "node:http"
-import { readInFlight } from "./drain.js"
+import { readInFlight, trackConnections } from "./drain.js"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Cause, Clock, Context, Deferred, Effect, Exit, Layer } from "effect"
 import type { ServeError } from "effect/http/HttpServerError"
@@ -99,6 +99,7 @@ export class WebProvider extends Context.Service<WebProvider, {
       const token = options.token ?? randomToken()
       const table = makePendingTable()
       const nodeServer = createServer()
+      const connections = trackConnections(nodeServer)
       const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host })
       const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
       const app = yield* makeWebApp(table, { hostAllowed: makeHostCheck(host, port), tokenMatches: makeTokenCheck(token) })
@@ -106,10 +107,15 @@ export class WebProvider extends Context.Service<WebProvider, {
       // Added last, so it runs first. Nothing stays pending, every request
       // already sent is read (and answered: a late answer gets `404
       // not-pending`), and only then do the event streams get their
-      // `closing` event and end; the server's shutdown then waits only for
-      // the answers to requests still being written.
+      // `closing` event and end; connections with no request in progress are
+      // destroyed and the rest get a short grace, so the server's shutdown
+      // waits for no client (decision 059).
       yield* Effect.addFinalizer(() =>
-        table.close.pipe(Effect.andThen(readInFlight(nodeServer)), Effect.andThen(table.endStreams))
+        table.close.pipe(
+          Effect.andThen(readInFlight(nodeServer)),
+          Effect.andThen(table.endStreams),
+          Effect.andThen(connections.release)
+        )
       )
 
       const ask: UserInteractionProvider["Service"]["ask"] = (request) =>

@@ -7,10 +7,17 @@
  * clients have already sent; those requests then count as active and are
  * answered (`404 not-pending` once the table is closed).
  *
+ * Then no client may hold the exit: `server.close()` waits for every
+ * connection, and Node leaves alone one that sent nothing or only part of its
+ * headers (minutes, until its own timeouts), and one whose body is still
+ * arriving. `trackConnections` destroys the first kind at once and the second
+ * after a short grace.
+ *
  * @internal
  */
 import { Effect } from "effect"
 import type { Server } from "node:http"
+import type { Socket } from "node:net"
 
 /**
  * One quiet window: long enough for a client that is writing a burst of
@@ -58,3 +65,52 @@ export const readInFlight = (server: Server): Effect.Effect<void> =>
       })
     return round(1).pipe(Effect.ensuring(Effect.sync(() => server.off("request", count))))
   })
+
+/**
+ * How long a request already being handled may still take once the exit has
+ * begun: a body that is still arriving after this is cut off. Answers that
+ * were sent in full are answered well within it.
+ */
+const graceMillis = 1000
+
+/** Closes the server's connections at the end of the shutdown; see `trackConnections`. */
+export interface ConnectionTracker {
+  /**
+   * Destroys every connection that has no request in progress (nothing sent,
+   * half a header, idle between requests) and any opened from now on, and
+   * destroys the rest after the grace. Run once every request already sent
+   * has been read (`readInFlight`).
+   */
+  readonly release: Effect.Effect<void>
+}
+
+/** Tracks the server's connections and how many requests each is handling. */
+export const trackConnections = (server: Server): ConnectionTracker => {
+  const inProgress = new Map<Socket, number>()
+  let released = false
+  server.on("connection", (socket: Socket) => {
+    // Opened after the exit began: a clean close, as decision 056 allows.
+    if (released) return void socket.destroy()
+    inProgress.set(socket, 0)
+    socket.once("close", () => inProgress.delete(socket))
+  })
+  server.on("request", (request, response) => {
+    const socket = request.socket
+    if (!inProgress.has(socket)) return
+    inProgress.set(socket, inProgress.get(socket)! + 1)
+    response.once("close", () => {
+      const count = inProgress.get(socket)
+      if (count !== undefined) inProgress.set(socket, count - 1)
+    })
+  })
+  const release = Effect.sync(() => {
+    if (released) return
+    released = true
+    for (const [socket, count] of inProgress) if (count === 0) socket.destroy()
+    // Unref'd: the connections keep the process alive until it fires, nothing else needs to.
+    setTimeout(() => {
+      for (const socket of inProgress.keys()) socket.destroy()
+    }, graceMillis).unref()
+  })
+  return { release }
+}

@@ -39,7 +39,7 @@ label.option input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
 .option-body { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 0.6rem; flex: 1; min-width: 0; }
 .option-label { font-weight: 600; overflow-wrap: anywhere; }
 .option-description { flex-basis: 100%; color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
-.option.chosen, label.option:has(input:checked) { background: var(--chosen); border-color: var(--accent); }
+.option[aria-pressed="true"], label.option:has(input:checked) { background: var(--chosen); border-color: var(--accent); }
 .badge { font-size: 0.75rem; font-weight: 600; color: var(--badge); border: 1px solid currentColor;
   border-radius: 999px; padding: 0 0.5rem; }
 .text { width: 100%; font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line);

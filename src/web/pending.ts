@@ -14,6 +14,7 @@ import { randomUUID } from "node:crypto"
 import { type Cause, Deferred, Effect, Exit, Queue, Stream } from "effect"
 import type { Agent, AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
+import { maxBodyBytes } from "./security.js"
 
 /** How an ask left the table, as the `resolved` event reports it. */
 export type Outcome = "answered" | "cancelled" | "aborted" | "timeout" | "closed"
@@ -46,7 +47,10 @@ export interface Elsewhere {
 export type WebEvent =
   | { readonly event: "asked"; readonly data: PendingView }
   | { readonly event: "resolved"; readonly data: { readonly id: string; readonly outcome: Outcome } & Partial<Elsewhere> }
-  /** The last event of every stream: the provider is closing (`unanswered`: asks it withdrew unanswered). */
+  /**
+   * The last event of every stream: the provider is closing (`unanswered`: asks
+   * withdrawn unanswered while it ran: timed out, given up by the agent, closed).
+   */
   | { readonly event: "closing"; readonly data: { readonly unanswered: number } }
 
 /** A pending ask: its view, the request to judge answers against, and the wait. */
@@ -54,6 +58,8 @@ export interface Entry {
   readonly view: PendingView
   readonly request: AskUserQuestionRequest
   readonly answer: Deferred.Deferred<AskUserQuestionAnswer, UserInteractionError>
+  /** The largest answer body the server reads for this ask (see `answerBodyLimit`). */
+  readonly maxBodyBytes: number
 }
 
 /** The table and its subscribers. */
@@ -85,7 +91,27 @@ export interface PendingTable {
   readonly isClosed: () => boolean
   /** How many event streams are open (for tests and shutdown checks). */
   readonly subscribers: () => number
+  /** The largest `maxBodyBytes` of the pending asks (at least the base limit). */
+  readonly largestBody: () => number
 }
+
+/**
+ * The body limit for answers to one request: the base limit (room for the
+ * person's own "Other" text) plus every option label and question id as JSON,
+ * which is the most that choosing options can add. Without it, a request with
+ * a label over the base limit would show an option that can never be chosen.
+ */
+export const answerBodyLimit = (request: AskUserQuestionRequest): number =>
+  maxBodyBytes +
+  Buffer.byteLength(JSON.stringify(request.questions.map((q) => [q.id, (q.options ?? []).map((o) => o.label)])))
+
+/**
+ * Whether an ask left the table withdrawn, not decided by a person: the agent
+ * gave up, it timed out, or the provider closed. A fan-out loser (`aborted`
+ * with `elsewhere`) was decided on another surface.
+ */
+const isWithdrawn = (outcome: Outcome, elsewhere: Elsewhere | undefined) =>
+  outcome === "timeout" || outcome === "closed" || (outcome === "aborted" && elsewhere === undefined)
 
 const wireRequest = (request: AskUserQuestionRequest): WireRequest =>
   request.agent === undefined
@@ -110,8 +136,13 @@ export const makePendingTable = (): PendingTable => {
   const queues = new Set<Queue.Queue<WebEvent, Cause.Done>>()
   let closed = false
   let ended = false
-  /** The last event of every stream: how many asks `close` withdrew unanswered. */
-  let closing: WebEvent = { event: "closing", data: { unanswered: 0 } }
+  /**
+   * Asks withdrawn unanswered while the provider ran, for the `closing` event.
+   * Counted as they settle, not at `close`: the seam interrupts its asks (a
+   * timeout, Ctrl+C) before the provider's finalizer runs, so `close` alone
+   * would find nothing left and the page would say everything was answered.
+   */
+  let withdrawn = 0
 
   const broadcast = (event: WebEvent) => {
     for (const queue of queues) Queue.offerUnsafe(queue, event)
@@ -120,7 +151,7 @@ export const makePendingTable = (): PendingTable => {
   const register = (request: AskUserQuestionRequest, askedAt: Date): Entry | undefined => {
     if (closed) return undefined
     const view: PendingView = { id: randomUUID(), request: wireRequest(request), askedAt: askedAt.toISOString() }
-    const entry: Entry = { view, request, answer: Deferred.makeUnsafe() }
+    const entry: Entry = { view, request, answer: Deferred.makeUnsafe(), maxBodyBytes: answerBodyLimit(request) }
     pending.set(view.id, entry)
     broadcast({ event: "asked", data: view })
     return entry
@@ -134,10 +165,13 @@ export const makePendingTable = (): PendingTable => {
   ): boolean => {
     if (pending.get(entry.view.id) !== entry) return false
     pending.delete(entry.view.id)
+    if (isWithdrawn(outcome, elsewhere)) withdrawn++
     broadcast({ event: "resolved", data: { id: entry.view.id, outcome, ...elsewhere } })
     if (exit !== undefined) Deferred.doneUnsafe(entry.answer, exit)
     return true
   }
+
+  const closing = (): WebEvent => ({ event: "closing", data: { unanswered: withdrawn } })
 
   const events: Stream.Stream<WebEvent> = Stream.unwrap(
     Effect.acquireRelease(
@@ -146,7 +180,7 @@ export const makePendingTable = (): PendingTable => {
           // One synchronous step: the replay and the subscription see the same table.
           for (const entry of pending.values()) Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
           if (ended) {
-            Queue.offerUnsafe(queue, closing)
+            Queue.offerUnsafe(queue, closing())
             Queue.endUnsafe(queue)
           } else queues.add(queue)
           return queue
@@ -158,16 +192,14 @@ export const makePendingTable = (): PendingTable => {
   const close = Effect.sync(() => {
     if (closed) return
     closed = true
-    const unanswered = Array.from(pending.values())
-    for (const entry of unanswered) settle(entry, "closed")
-    closing = { event: "closing", data: { unanswered: unanswered.length } }
+    for (const entry of Array.from(pending.values())) settle(entry, "closed")
   })
 
   const endStreams = Effect.sync(() => {
     if (ended) return
     ended = true
     // Tells the page not to reconnect: nothing will ever be asked here again.
-    broadcast(closing)
+    broadcast(closing())
     for (const queue of queues) Queue.endUnsafe(queue)
     queues.clear()
   })
@@ -181,6 +213,11 @@ export const makePendingTable = (): PendingTable => {
     close,
     endStreams,
     isClosed: () => closed,
-    subscribers: () => queues.size
+    subscribers: () => queues.size,
+    largestBody: () => {
+      let largest = maxBodyBytes
+      for (const entry of pending.values()) largest = Math.max(largest, entry.maxBodyBytes)
+      return largest
+    }
   }
 }

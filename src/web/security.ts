@@ -10,7 +10,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { isIP } from "node:net"
 import { networkInterfaces } from "node:os"
 
-/** The largest request body the server reads: 64 KiB. */
+/** The largest request body the server reads: 64 KiB, more for an answer to a request with long labels. */
 export const maxBodyBytes = 64 * 1024
 
 /** A fresh token: 32 random bytes, URL-safe. */
@@ -58,6 +58,24 @@ export const makeHostCheck = (bindHost: string, port: number): (hostHeader: stri
     return wildcard && (isIP(parsed.hostname) !== 0 || isIP(parsed.hostname.replace(/^\[|\]$/g, "")) === 6)
   }
 }
+
+/**
+ * Why a request's `Host` header lines are malformed, if they are (RFC 9112
+ * §3.2: a server MUST answer 400 to an HTTP/1.1 request without a Host line
+ * and to any request with more than one). Node keeps only the first of several
+ * Host lines, so the check reads the raw header list: otherwise the first
+ * line passes the rebinding check while a proxy in front may have read another.
+ */
+export const hostLinesProblem = (rawHeaders: ReadonlyArray<string>, httpVersion: string): string | undefined => {
+  let count = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === "host") count++
+  if (count > 1) return "More than one Host header."
+  if (count === 0 && httpVersion !== "1.0") return "The Host header is missing."
+  return undefined
+}
+
+/** The challenge a 401 carries (RFC 9110 §11.6.1): the token goes in as a Bearer token. */
+export const authenticateChallenge = `Bearer realm="ask-user"`
 
 /**
  * Decides whether a POST may go ahead: no `Origin` (curl, scripts) is fine;

@@ -1,8 +1,9 @@
 /**
  * The web provider's HTTP application: the page, the JSON API and the event
  * stream as `effect/http` routes, behind a gate that checks, in this order,
- * `Host` and `Origin` (403), the token (401), the body's type (415) and size
- * (413).
+ * the Host lines' form (400), `Host` and `Origin` (403), the token (401), the
+ * body's type (415) and size (413); a known path asked with another method
+ * gets 405.
  *
  * @internal
  */
@@ -17,7 +18,8 @@ import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 import { checkAnswer } from "../AskValidation.js"
 import { webPage } from "./page.js"
 import type { PendingTable, WebEvent } from "./pending.js"
-import { maxBodyBytes, originAllowed } from "./security.js"
+import type { IncomingMessage } from "node:http"
+import { authenticateChallenge, hostLinesProblem, maxBodyBytes, originAllowed } from "./security.js"
 
 /** What the gate needs to know about the server it guards. */
 export interface GateOptions {
@@ -58,8 +60,8 @@ const isTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" &&
   error.reason.reason === "BodyTooLarge"
 
-/** Reads the JSON body: 413 when over the limit, 422 `bad-response` when it is not JSON. */
-const readJson = Effect.gen(function*() {
+/** Reads the JSON body: 413 when over `limit` bytes, 422 `bad-response` when it is not JSON. */
+const readJson = (limit: number) => Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   return yield* request.json.pipe(
     Effect.map((body) => Result.succeed(body)),
@@ -70,7 +72,7 @@ const readJson = Effect.gen(function*() {
           : json(422, { error: "bad-response", message: "The body is not JSON." })
       ))
     ),
-    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit))
   )
 })
 
@@ -104,7 +106,7 @@ const makeRoutes = (table: PendingTable) =>
         const { id } = yield* HttpRouter.params
         const before = id === undefined ? undefined : table.lookup(id)
         if (before === undefined) return notPending
-        const body = yield* readJson
+        const body = yield* readJson(before.maxBodyBytes)
         if (Result.isFailure(body)) return body.failure
         // Another answer may have won while this body was arriving.
         const entry = table.lookup(before.view.id)
@@ -126,6 +128,33 @@ const makeRoutes = (table: PendingTable) =>
   })
 
 /**
+ * The methods each path takes, for `405` and its `Allow` header (RFC 9110
+ * §15.5.6): a known path asked with another method is not "not found".
+ */
+const allowedMethods: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/(api\/questions|api\/events)?$/, "GET, HEAD"],
+  [/^\/api\/questions\/[^/]+\/(answer|cancel)$/, "POST"]
+]
+
+/** The `Allow` value for a path the routes know, else undefined. */
+const allowFor = (url: string): string | undefined => {
+  const path = new URL(url, "http://localhost").pathname
+  return allowedMethods.find(([pattern]) => pattern.test(path))?.[1]
+}
+
+/**
+ * The answer when no route took the request: 405 for a known path asked with
+ * another method, else a JSON 404 (also a path the router could not decode,
+ * such as a bad percent escape in an id).
+ */
+const unrouted = (method: string, url: string) => {
+  const allow = allowFor(url)
+  return allow === undefined || allow.split(", ").includes(method)
+    ? json(404, { error: "not-found" })
+    : HttpServerResponse.setHeader(json(405, { error: "method-not-allowed" }), "allow", allow)
+}
+
+/**
  * The whole application: the gate, then the routes; every response carries
  * the security headers, and an unknown path is a JSON 404.
  */
@@ -134,6 +163,9 @@ export const makeWebApp = (table: PendingTable, options: GateOptions) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const headers = request.headers
+      const source = request.source as IncomingMessage
+      const malformed = hostLinesProblem(source.rawHeaders, source.httpVersion)
+      if (malformed !== undefined) return json(400, { error: "bad-request", message: malformed })
       const host = headers["host"]
       if (!options.hostAllowed(host)) return json(403, { error: "forbidden", message: "Unknown Host." })
       if (request.method !== "GET" && request.method !== "HEAD" && !originAllowed(headers["origin"], host)) {
@@ -141,18 +173,20 @@ export const makeWebApp = (table: PendingTable, options: GateOptions) =>
       }
       const queryToken = new URL(request.url, "http://localhost").searchParams.get("token")
       if (!options.tokenMatches(headers["authorization"], queryToken)) {
-        return json(401, { error: "unauthorized" })
+        return HttpServerResponse.setHeader(json(401, { error: "unauthorized" }), "www-authenticate", authenticateChallenge)
       }
       if (hasBody(headers) && !isJson(headers["content-type"])) {
         return json(415, { error: "unsupported-media-type", message: "Send the body as application/json." })
       }
+      // A declared length over every limit is refused before anything is read;
+      // the answer route then applies its own ask's limit.
       const length = Number(headers["content-length"] ?? 0)
-      if (length > maxBodyBytes) return json(413, { error: "too-large" })
+      if (length > maxBodyBytes && length > table.largestBody()) return json(413, { error: "too-large" })
       return yield* routes.pipe(
         Effect.catch((error) =>
           Effect.succeed(
             HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
-              ? json(404, { error: "not-found" })
+              ? unrouted(request.method, request.url)
               : json(500, { error: "internal" })
           )
         )

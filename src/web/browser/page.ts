@@ -6,7 +6,18 @@
  * It keeps the pending requests it hears about over Server-Sent Events, shows
  * one question of one request at a time and posts the answer. Model text only
  * ever reaches the document through `textContent` and attribute values, never
- * as HTML.
+ * as HTML, and always inside a bidi isolate (`<bdi>` or `dir="auto"`), so a
+ * direction override in it cannot reorder the page's own words.
+ *
+ * Tabs of one browser share one event stream (decision 059): the tab holding
+ * a Web Lock opens the `EventSource` and relays every event over a
+ * `BroadcastChannel`; the others follow and take over when it closes. One
+ * stream per tab would use up the browser's six HTTP/1.1 connections per host
+ * at six tabs, and then no answer could be sent.
+ *
+ * When the request on screen is settled somewhere else, the page says so and
+ * puts the focus on that notice, never on another request's control: a
+ * keystroke meant for one request must not answer another.
  */
 
 interface PageOption {
@@ -34,13 +45,30 @@ interface Progress {
   index: number
   readonly answers: Map<string, AnswerItem>
 }
+/** The `resolved` event: `where`/`settled` when another surface of a fan-out settled it. */
+interface Resolved {
+  readonly id: string
+  readonly outcome: string
+  readonly where?: string
+  readonly settled?: string
+}
+/** What the leading tab relays to the others: its stream's events and state. */
+type StreamMessage =
+  | { readonly type: "open" }
+  | { readonly type: "status"; readonly text: string }
+  | { readonly type: "asked"; readonly data: PendingRequest }
+  | { readonly type: "resolved"; readonly data: Resolved }
+  | { readonly type: "closing"; readonly data: { readonly unanswered: number } }
 
 const token = new URLSearchParams(location.search).get("token") ?? ""
 const pending = new Map<string, PendingRequest>()
 const progress = new Map<string, Progress>()
 let currentId: string | undefined
-let busy = false
+/** The request whose answer or cancel this tab is posting: its own reply says what happened. */
+let inFlight: string | undefined
 let seenSinceOpen = new Set<string>()
+/** Requests the stream said are settled: a list fetched earlier must not bring them back. */
+const settled = new Map<string, Resolved>()
 /** Set by the server's `closing` event: nothing will be asked here again. */
 let finished: { readonly unanswered: number } | undefined
 
@@ -69,15 +97,18 @@ const h = <K extends keyof HTMLElementTagNameMap>(
   return element
 }
 
-const announce = (message: string) => {
+/** Model text, isolated: its direction marks cannot leak into the page's words around it. */
+const model = (text: string) => h("bdi", {}, text)
+
+const announce = (...message: ReadonlyArray<Child>) => {
   // Clearing first makes a repeated message count as a change.
   announcer.textContent = ""
   setTimeout(() => {
-    announcer.textContent = message
+    announcer.replaceChildren(...message)
   }, 50)
 }
-const showAlert = (message: string) => {
-  alertBox.textContent = message
+const showAlert = (...message: ReadonlyArray<Child>) => {
+  alertBox.replaceChildren(...message)
 }
 
 const recommended = /\s*\(recommended\)\s*$/i
@@ -108,8 +139,8 @@ const renderList = () => {
     const button = h(
       "button",
       { type: "button", class: "request" },
-      h("span", { class: "request-agent" }, agentName(entry)),
-      h("span", { class: "request-first" }, first),
+      h("span", { class: "request-agent", dir: "auto" }, agentName(entry)),
+      h("span", { class: "request-first", dir: "auto" }, first),
       h("span", { class: "request-count" }, count === 1 ? "1 question" : `${count} questions`)
     )
     if (entry.id === currentId) button.setAttribute("aria-current", "true")
@@ -120,6 +151,7 @@ const renderList = () => {
   }
   requestNav.hidden = pending.size < 2
   showWaiting()
+  refreshNotice()
 }
 
 const baseTitle = document.title
@@ -144,8 +176,9 @@ connection.after(notifyButton)
 /** A system notification for a request that arrives while the tab is hidden, once the person allowed them. */
 const notifyArrival = (entry: PendingRequest) => {
   if (!notifications || Notification.permission !== "granted" || document.visibilityState !== "hidden") return
-  // Text only: a notification's title and body are never parsed as HTML.
-  const notification = new Notification(`${agentName(entry)} asks`, {
+  // Text only: a notification's title and body are never parsed as HTML. FSI and PDI isolate
+  // the name, as <bdi> does in the page.
+  const notification = new Notification(`\u2068${agentName(entry)}\u2069 asks`, {
     body: entry.request.questions[0]?.question ?? "",
     tag: entry.id
   })
@@ -187,12 +220,47 @@ const textBox = (attrs: Record<string, string>, onText: (text: string) => void) 
   return input
 }
 
+const emptyText = "No questions are waiting. New ones appear here as they arrive."
+
+/**
+ * The notice shown in place of a request that was settled elsewhere: its
+ * message as a focusable heading, and a "Next request" button, so moving on to
+ * another request is the person's own step. Kept while requests come and go
+ * (only its footer changes), so the focus stays where the person put it.
+ */
+let notice: { readonly info: HTMLElement; readonly next: HTMLButtonElement } | undefined
+
+const refreshNotice = () => {
+  if (notice === undefined) return
+  notice.info.textContent = pending.size === 0
+    ? emptyText
+    : pending.size === 1
+    ? "1 other request is waiting."
+    : `${pending.size} other requests are waiting.`
+  notice.next.hidden = pending.size === 0
+}
+
+/** Replaces the request on screen with a notice; the focus moves to it only if it was on the request. */
+const showNotice = (message: string) => {
+  const hadFocus = card.contains(document.activeElement) || document.activeElement === document.body
+  currentId = undefined
+  const heading = h("h2", { id: "question-text", tabindex: "-1" }, message)
+  const next = h("button", { type: "button", class: "primary" }, "Next request")
+  next.addEventListener("click", () => show(pending.keys().next().value))
+  notice = { info: h("p", { class: "empty" }), next }
+  card.replaceChildren(heading, notice.info, h("div", { class: "row actions" }, next))
+  renderList()
+  showAlert(message)
+  if (hadFocus) heading.focus()
+}
+
 const renderQuestion = () => {
   alertBox.textContent = ""
+  notice = undefined
   const entry = currentId === undefined ? undefined : pending.get(currentId)
   if (entry === undefined) {
     card.replaceChildren(h("p", { class: "empty" }, finished === undefined
-      ? "No questions are waiting. New ones appear here as they arrive."
+      ? emptyText
       : finished.unanswered === 0
       ? "All questions were answered. You can close this tab."
       : "ask-user stopped before every question was answered. You can close this tab."))
@@ -208,11 +276,13 @@ const renderQuestion = () => {
   const previous = state.answers.get(question.id)
 
   const parts: Array<Node> = [
-    h("p", { class: "asker" }, `${agentName(entry)} asks`),
+    h("p", { class: "asker" }, model(agentName(entry)), " asks"),
     h("p", { class: "progress", id: "progress" }, `Question ${state.index + 1} of ${total}`)
   ]
-  if (question.header !== undefined && question.header !== "") parts.push(h("p", { class: "chip" }, question.header))
-  parts.push(h("h2", { id: "question-text" }, question.question))
+  if (question.header !== undefined && question.header !== "") {
+    parts.push(h("p", { class: "chip", dir: "auto" }, question.header))
+  }
+  parts.push(h("h2", { id: "question-text", dir: "auto" }, question.question))
 
   let focusFirst: HTMLElement | undefined
   let primary: HTMLButtonElement | undefined
@@ -232,10 +302,10 @@ const renderQuestion = () => {
       const isRecommended = recommended.test(option.label)
       const shown = isRecommended ? option.label.replace(recommended, "") : option.label
       const descId = `option-${i}-description`
-      const body: Array<Node> = [h("span", { class: "option-label" }, shown === "" ? option.label : shown)]
+      const body: Array<Node> = [h("span", { class: "option-label", dir: "auto" }, shown === "" ? option.label : shown)]
       if (isRecommended) body.push(h("span", { class: "badge" }, "Recommended"))
       if (option.description !== undefined && option.description !== "") {
-        body.push(h("span", { class: "option-description", id: descId }, option.description))
+        body.push(h("span", { class: "option-description", id: descId, dir: "auto" }, option.description))
       }
       const describedBy = option.description ? { "aria-describedby": descId } : {}
       if (question.multiSelect === true) {
@@ -245,8 +315,15 @@ const renderQuestion = () => {
         items.push(box)
         group.append(h("label", { class: "option" }, box, h("span", { class: "option-body" }, ...body)))
       } else {
-        const button = h("button", { type: "button", class: "option", "aria-label": option.label, ...describedBy }, ...body)
-        if (previous?.selected[0] === option.label) button.classList.add("chosen")
+        // A toggle button: after "Back", a screen reader hears which option was chosen.
+        const pressed = previous?.selected[0] === option.label ? "true" : "false"
+        const button = h("button", {
+          type: "button",
+          class: "option",
+          "aria-label": option.label,
+          "aria-pressed": pressed,
+          ...describedBy
+        }, ...body)
         button.addEventListener("click", () => record(question, { id: question.id, selected: [option.label] }))
         items.push(button)
         group.append(button)
@@ -291,11 +368,11 @@ const renderQuestion = () => {
 
   card.replaceChildren(...parts)
   focusFirst?.focus()
-  announce(`Question ${state.index + 1} of ${total}: ${question.question}`)
+  announce(`Question ${state.index + 1} of ${total}: `, model(question.question))
 }
 
 const record = (question: PageQuestion, item: AnswerItem) => {
-  if (busy || currentId === undefined) return
+  if (inFlight !== undefined || currentId === undefined) return
   const entry = pending.get(currentId)
   if (entry === undefined) return
   const state = progressOf(entry.id)
@@ -308,51 +385,96 @@ const record = (question: PageQuestion, item: AnswerItem) => {
   void submit(entry, state)
 }
 
-const submit = async (entry: PendingRequest, state: Progress) => {
-  busy = true
+/** How a settlement reads after "this request was …": "answered in another tab". */
+const settledPhrase = (resolved: Resolved | undefined): string => {
+  if (resolved === undefined) return "settled elsewhere"
+  if (resolved.where !== undefined) {
+    return `${resolved.settled === "answered" ? "answered" : "cancelled"} in ${resolved.where}`
+  }
+  switch (resolved.outcome) {
+    case "answered":
+      return "answered in another tab"
+    case "cancelled":
+      return "cancelled in another tab"
+    case "timeout":
+      return "withdrawn: its time ran out"
+    case "closed":
+      return "withdrawn: ask-user is stopping"
+    default:
+      return "withdrawn by the agent"
+  }
+}
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+
+/**
+ * A request this tab was not deciding was settled: if it is on screen, a
+ * notice replaces it (the person may be mid-answer, with a key on its way);
+ * otherwise it just leaves the list.
+ */
+const settledElsewhere = (id: string, message = `${capitalized(settledPhrase(settled.get(id)))}.`) => {
+  if (id === currentId) {
+    drop(id)
+    showNotice(message)
+  } else if (drop(id)) renderList()
+}
+
+/** Runs one POST for the request on screen; `settledElsewhere` waits for its reply. */
+const posting = async (id: string, run: () => Promise<void>) => {
+  inFlight = id
   card.setAttribute("aria-busy", "true")
   try {
-    const answers = entry.request.questions.map((q) => state.answers.get(q.id) ?? { id: q.id, selected: [] })
-    const response = await api(`/api/questions/${encodeURIComponent(entry.id)}/answer`, { answers })
-    if (response.status === 200) {
-      announce("Answer sent.")
-      forget(entry.id)
-    } else if (response.status === 404) {
-      forget(entry.id)
-      showAlert("That request is no longer waiting for an answer.")
-    } else if (response.status === 422) {
-      const body = await response.json().catch(() => ({})) as { message?: string }
-      state.index = 0
-      renderQuestion()
-      showAlert(`The answer was refused: ${body.message ?? "it breaks the answer rules"}`)
-    } else {
-      showAlert(`The server refused the answer (HTTP ${response.status}).`)
-    }
-  } catch {
-    showAlert("The answer could not be sent; check that ask-user is still running.")
+    await run()
   } finally {
-    busy = false
+    inFlight = undefined
     card.removeAttribute("aria-busy")
+    // The stream said it was settled while the reply was on its way, and the reply did not settle it here.
+    if (pending.has(id) && settled.has(id)) settledElsewhere(id)
   }
 }
 
-const cancelCurrent = async () => {
-  if (busy || currentId === undefined) return
-  const id = currentId
-  busy = true
-  try {
-    const response = await api(`/api/questions/${encodeURIComponent(id)}/cancel`, {})
-    if (response.status === 200 || response.status === 404) {
-      announce("Request cancelled.")
-      forget(id)
-    } else {
-      showAlert(`The server refused to cancel (HTTP ${response.status}).`)
+const submit = (entry: PendingRequest, state: Progress) =>
+  posting(entry.id, async () => {
+    try {
+      const answers = entry.request.questions.map((q) => state.answers.get(q.id) ?? { id: q.id, selected: [] })
+      const response = await api(`/api/questions/${encodeURIComponent(entry.id)}/answer`, { answers })
+      if (response.status === 200) {
+        announce("Answer sent.")
+        forget(entry.id)
+      } else if (response.status === 404) {
+        settledElsewhere(entry.id, `Your answer was not sent: this request was already ${settledPhrase(settled.get(entry.id))}.`)
+      } else if (response.status === 422) {
+        const body = await response.json().catch(() => ({})) as { message?: string }
+        state.index = 0
+        renderQuestion()
+        // The server's message quotes the labels sent, which are model text.
+        showAlert("The answer was refused: ", model(body.message ?? "it breaks the answer rules"))
+      } else {
+        showAlert(`The server refused the answer (HTTP ${response.status}).`)
+      }
+    } catch {
+      showAlert("The answer could not be sent; check that ask-user is still running.")
     }
-  } catch {
-    showAlert("The cancel could not be sent; check that ask-user is still running.")
-  } finally {
-    busy = false
-  }
+  })
+
+const cancelCurrent = async () => {
+  if (inFlight !== undefined || currentId === undefined) return
+  const id = currentId
+  await posting(id, async () => {
+    try {
+      const response = await api(`/api/questions/${encodeURIComponent(id)}/cancel`, {})
+      if (response.status === 200) {
+        announce("Request cancelled.")
+        forget(id)
+      } else if (response.status === 404) {
+        // The cancel lost a race: say what happened instead.
+        settledElsewhere(id, `Not cancelled: this request was already ${settledPhrase(settled.get(id))}.`)
+      } else {
+        showAlert(`The server refused to cancel (HTTP ${response.status}).`)
+      }
+    } catch {
+      showAlert("The cancel could not be sent; check that ask-user is still running.")
+    }
+  })
 }
 
 const show = (id: string | undefined) => {
@@ -361,25 +483,121 @@ const show = (id: string | undefined) => {
   renderQuestion()
 }
 
-const forget = (id: string) => {
-  if (!pending.delete(id)) return
+/** Removes a request from what the page keeps; false when it was not there. */
+const drop = (id: string): boolean => {
   progress.delete(id)
+  return pending.delete(id)
+}
+
+/** A request this tab answered or cancelled: move on to the next one. */
+const forget = (id: string) => {
+  if (!drop(id)) return
   if (id === currentId) show(pending.keys().next().value)
   else renderList()
 }
 
 const learn = (entry: PendingRequest) => {
   seenSinceOpen.add(entry.id)
-  if (pending.has(entry.id)) return
+  if (pending.has(entry.id) || settled.has(entry.id) || finished !== undefined) return
   pending.set(entry.id, entry)
   notifyArrival(entry)
-  if (currentId === undefined) {
+  // Only an idle page shows it at once; over a notice, the person moves on with "Next request".
+  if (currentId === undefined && notice === undefined) {
     show(entry.id)
   } else {
     renderList()
-    announce(`New request from ${agentName(entry)}: ${entry.request.questions[0]?.question ?? ""}`)
+    announce(`New request from `, model(agentName(entry)), ": ", model(entry.request.questions[0]?.question ?? ""))
   }
 }
+
+/**
+ * Reconciles with the server's list: requests settled while the stream was
+ * down sent no `resolved`, so those the list lacks are dropped (unless this
+ * stream announced them since). A list can arrive after the stream moved on,
+ * so requests the stream said are settled never come back from it.
+ */
+const sync = () =>
+  api("/api/questions").then(async (response) => {
+    if (!response.ok || finished !== undefined) return
+    const body = await response.json() as { pending: ReadonlyArray<PendingRequest> }
+    if (finished !== undefined) return
+    const listed = new Set(body.pending.map((p) => p.id))
+    for (const id of Array.from(pending.keys())) {
+      if (!listed.has(id) && !seenSinceOpen.has(id)) settledElsewhere(id, "This request is no longer waiting.")
+    }
+    for (const entry of body.pending) learn(entry)
+  }).catch(() => undefined)
+
+const live = "Live: new questions appear here as they arrive."
+
+/** Handles one event of the stream, whichever tab holds it. */
+const receive = (message: StreamMessage) => {
+  if (finished !== undefined) return
+  switch (message.type) {
+    case "open":
+      connection.textContent = live
+      seenSinceOpen = new Set()
+      void sync()
+      return
+    case "status":
+      connection.textContent = message.text
+      return
+    case "asked":
+      learn(message.data)
+      return
+    case "resolved": {
+      settled.set(message.data.id, message.data)
+      // This tab's own answer or cancel is on its way: its reply says what happened.
+      if (message.data.id !== inFlight) settledElsewhere(message.data.id)
+      return
+    }
+    case "closing":
+      // The server is going away for good: stop the stream (whichever tab has it) and say so.
+      finished = message.data
+      stopStream()
+      connection.textContent = "Finished: ask-user is no longer running."
+      for (const id of Array.from(pending.keys())) drop(id)
+      currentId = undefined
+      renderList()
+      renderQuestion()
+      announce(finished.unanswered === 0 ? "All questions were answered. You can close this tab." : "ask-user stopped.")
+  }
+}
+
+const shareName = `ask-user-web:${token}`
+const sharing = "BroadcastChannel" in window && "locks" in navigator
+const channel = sharing ? new BroadcastChannel(shareName) : undefined
+channel?.addEventListener("message", (event) => receive((event as MessageEvent<StreamMessage>).data))
+
+/** Handles an event of this tab's own stream and passes it to the other tabs. */
+const relay = (message: StreamMessage) => {
+  channel?.postMessage(message)
+  receive(message)
+}
+
+/** Ends this tab's stream, if it has one (set by `connect`). */
+let stopStream = () => {}
+
+/** Opens this tab's stream; resolves once the server said `closing`, or another tab relayed it. */
+const connect = () =>
+  new Promise<void>((resolve) => {
+    if (finished !== undefined) return resolve()
+    const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`)
+    stopStream = () => {
+      source.close()
+      resolve()
+    }
+    source.addEventListener("open", () => relay({ type: "open" }))
+    source.addEventListener("error", () =>
+      relay({
+        type: "status",
+        text: source.readyState === EventSource.CLOSED ? "Disconnected: reload the page to reconnect." : "Reconnecting…"
+      }))
+    const data = (event: Event): unknown => JSON.parse((event as MessageEvent<string>).data)
+    source.addEventListener("asked", (event) => relay({ type: "asked", data: data(event) as PendingRequest }))
+    source.addEventListener("resolved", (event) => relay({ type: "resolved", data: data(event) as Resolved }))
+    source.addEventListener("closing", (event) => relay({ type: "closing", data: data(event) as { unanswered: number } }))
+  })
 
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && currentId !== undefined) {
@@ -388,50 +606,24 @@ document.addEventListener("keydown", (event) => {
   }
 })
 
-const connect = () => {
-  const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`)
-  source.addEventListener("open", () => {
-    connection.textContent = "Live: new questions appear here as they arrive."
-    seenSinceOpen = new Set()
-    // Requests settled while disconnected sent no `resolved` to this page: drop
-    // those the server no longer lists, unless this connection announced them.
-    void api("/api/questions").then(async (response) => {
-      if (!response.ok) return
-      const body = await response.json() as { pending: ReadonlyArray<PendingRequest> }
-      const listed = new Set(body.pending.map((p) => p.id))
-      for (const id of Array.from(pending.keys())) if (!listed.has(id) && !seenSinceOpen.has(id)) forget(id)
-      for (const entry of body.pending) learn(entry)
-    }).catch(() => undefined)
-  })
-  source.addEventListener("error", () => {
-    connection.textContent = source.readyState === EventSource.CLOSED
-      ? "Disconnected: reload the page to reconnect."
-      : "Reconnecting…"
-  })
-  source.addEventListener("asked", (event) => learn(JSON.parse((event as MessageEvent<string>).data) as PendingRequest))
-  source.addEventListener("resolved", (event) => {
-    const { id, settled, where } = JSON.parse((event as MessageEvent<string>).data) as {
-      id: string
-      settled?: string
-      where?: string
-    }
-    const shown = pending.has(id)
-    forget(id)
-    // Settled on another surface (the terminal, say): tell the person, who may be mid-answer here.
-    if (shown && where !== undefined) showAlert(`${settled === "answered" ? "Answered" : "Cancelled"} in ${where}.`)
-  })
-  // The server is going away for good: stop reconnecting and say so.
-  source.addEventListener("closing", (event) => {
-    source.close()
-    finished = JSON.parse((event as MessageEvent<string>).data) as { unanswered: number }
-    connection.textContent = "Finished: ask-user is no longer running."
-    for (const id of Array.from(pending.keys())) forget(id)
-    renderQuestion()
-    announce(finished.unanswered === 0 ? "All questions were answered. You can close this tab." : "ask-user stopped.")
+/**
+ * The tab that gets the lock holds the stream until `closing` (or until it
+ * closes); the others learn what is pending from the list, follow the relayed
+ * events, and wait for the lock to take over.
+ */
+const start = () => {
+  if (channel === undefined) return void connect()
+  void navigator.locks.request(shareName, { ifAvailable: true }, (lock) => {
+    if (lock !== null) return connect()
+    void sync().then(() => {
+      if (finished === undefined && connection.textContent === "Connecting…") connection.textContent = live
+    })
+    void navigator.locks.request(shareName, connect)
+    return undefined
   })
 }
 
 renderQuestion()
-connect()
+start()
 
 export {}
