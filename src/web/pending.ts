@@ -14,7 +14,6 @@ import { randomUUID } from "node:crypto"
 import { type Cause, Deferred, Effect, Exit, Queue, Stream } from "effect"
 import type { Agent, AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
-import { maxBodyBytes } from "./security.js"
 
 /** How an ask left the table, as the `resolved` event reports it. */
 export type Outcome = "answered" | "cancelled" | "aborted" | "timeout" | "closed"
@@ -58,8 +57,6 @@ export interface Entry {
   readonly view: PendingView
   readonly request: AskUserQuestionRequest
   readonly answer: Deferred.Deferred<AskUserQuestionAnswer, UserInteractionError>
-  /** The largest answer body the server reads for this ask (see `answerBodyLimit`). */
-  readonly maxBodyBytes: number
 }
 
 /** The table and its subscribers. */
@@ -91,19 +88,7 @@ export interface PendingTable {
   readonly isClosed: () => boolean
   /** How many event streams are open (for tests and shutdown checks). */
   readonly subscribers: () => number
-  /** The largest `maxBodyBytes` of the pending asks (at least the base limit). */
-  readonly largestBody: () => number
 }
-
-/**
- * The body limit for answers to one request: the base limit (room for the
- * person's own "Other" text) plus every option label and question id as JSON,
- * which is the most that choosing options can add. Without it, a request with
- * a label over the base limit would show an option that can never be chosen.
- */
-export const answerBodyLimit = (request: AskUserQuestionRequest): number =>
-  maxBodyBytes +
-  Buffer.byteLength(JSON.stringify(request.questions.map((q) => [q.id, (q.options ?? []).map((o) => o.label)])))
 
 /**
  * Whether an ask left the table withdrawn, not decided by a person: the agent
@@ -151,7 +136,7 @@ export const makePendingTable = (): PendingTable => {
   const register = (request: AskUserQuestionRequest, askedAt: Date): Entry | undefined => {
     if (closed) return undefined
     const view: PendingView = { id: randomUUID(), request: wireRequest(request), askedAt: askedAt.toISOString() }
-    const entry: Entry = { view, request, answer: Deferred.makeUnsafe(), maxBodyBytes: answerBodyLimit(request) }
+    const entry: Entry = { view, request, answer: Deferred.makeUnsafe() }
     pending.set(view.id, entry)
     broadcast({ event: "asked", data: view })
     return entry
@@ -213,11 +198,6 @@ export const makePendingTable = (): PendingTable => {
     close,
     endStreams,
     isClosed: () => closed,
-    subscribers: () => queues.size,
-    largestBody: () => {
-      let largest = maxBodyBytes
-      for (const entry of pending.values()) largest = Math.max(largest, entry.maxBodyBytes)
-      return largest
-    }
+    subscribers: () => queues.size
   }
 }

@@ -10,7 +10,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { isIP } from "node:net"
 import { networkInterfaces } from "node:os"
 
-/** The largest request body the server reads: 64 KiB, more for an answer to a request with long labels. */
+/** The largest request body the server reads: 64 KiB (SPEC). */
 export const maxBodyBytes = 64 * 1024
 
 /** A fresh token: 32 random bytes, URL-safe. */

@@ -106,7 +106,7 @@ const makeRoutes = (table: PendingTable) =>
         const { id } = yield* HttpRouter.params
         const before = id === undefined ? undefined : table.lookup(id)
         if (before === undefined) return notPending
-        const body = yield* readJson(before.maxBodyBytes)
+        const body = yield* readJson(maxBodyBytes)
         if (Result.isFailure(body)) return body.failure
         // Another answer may have won while this body was arriving.
         const entry = table.lookup(before.view.id)
@@ -178,10 +178,9 @@ export const makeWebApp = (table: PendingTable, options: GateOptions) =>
       if (hasBody(headers) && !isJson(headers["content-type"])) {
         return json(415, { error: "unsupported-media-type", message: "Send the body as application/json." })
       }
-      // A declared length over every limit is refused before anything is read;
-      // the answer route then applies its own ask's limit.
+      // A declared length over the limit is refused before anything is read.
       const length = Number(headers["content-length"] ?? 0)
-      if (length > maxBodyBytes && length > table.largestBody()) return json(413, { error: "too-large" })
+      if (length > maxBodyBytes) return json(413, { error: "too-large" })
       return yield* routes.pipe(
         Effect.catch((error) =>
           Effect.succeed(
