@@ -212,13 +212,24 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     inOther.pane.keys("Down", "Down", "Enter")
     inOther.pane.text("half typed")
     await inOther.pane.waitFor((text) => text.includes("half typed█"), "the Other field")
-    for (const { pane } of [hungUp, inOther, ignored]) tmux("kill-session", "-t", pane.name)
-    expect(await hungUp.result()).toEqual({ status: "129", stderr: "" })
-    expect(await inOther.result()).toEqual({ status: "129", stderr: "" })
-    const closed = await ignored.result()
-    expect(closed.status).toBe("1")
-    expect(closed.stderr).toMatch(/^ask-user: PROVIDER_CLOSED: [^\n]+\n$/)
-    expect(closed.stderr).not.toContain("QuitError")
+    // The shell that ignores SIGHUP outlives its pane: it is ended with the test.
+    const survivor = Number(tmux("display-message", "-p", "-t", ignored.pane.name, "#{pane_pid}").trim())
+    try {
+      for (const { pane } of [hungUp, inOther, ignored]) tmux("kill-session", "-t", pane.name)
+      expect(await hungUp.result()).toEqual({ status: "129", stderr: "" })
+      expect(await inOther.result()).toEqual({ status: "129", stderr: "" })
+      const closed = await ignored.result()
+      expect(closed.status).toBe("1")
+      expect(closed.stderr).toMatch(/^ask-user: PROVIDER_CLOSED: [^\n]+\n$/)
+      expect(closed.stderr).not.toContain("QuitError")
+    } finally {
+      spawnSync("pkill", ["-KILL", "-P", String(survivor)])
+      try {
+        process.kill(survivor, "SIGKILL")
+      } catch {
+        // Already gone.
+      }
+    }
   })
 
   it("--timeout ends an unanswered prompt with exit 4 and restores the terminal", async () => {
