@@ -4,6 +4,7 @@
  * every other byte passes unchanged, however the input is cut into chunks.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { parseJSONRPCMessage } from "@modelcontextprotocol/server"
 import { Readable } from "node:stream"
 import { Effect, Schema } from "effect"
 import { repairedReply, repairingReplies } from "../src/mcp/malformedReplies.js"
@@ -31,6 +32,27 @@ describe("malformed replies", () => {
       expect(repaired.error.message).not.toMatch(/[[{]\s*[{"]/)
     }
     expect(JSON.parse(repairedReply(`{"id":"s","error":"nope"}`)!).id).toBe("s")
+    // Exactly the replies the SDK's own parser refuses, whatever its reason.
+    const edges = [
+      { jsonrpc: "2.0", id: 5, error: { code: 1.5, message: "m" } },
+      { jsonrpc: "2.0", id: 6, result: {}, error: { code: 1, message: "m" } },
+      { jsonrpc: "2.0", id: 7, result: {}, extra: 1 },
+      { jsonrpc: "2.0", id: 8, result: { _meta: 5 } },
+      { id: 9, result: {} },
+      { jsonrpc: "2.0", id: 10, error: { code: 1, message: "m", data: null } },
+      { jsonrpc: "2.0", id: "", result: { _meta: { x: 1 }, a: [1] } }
+    ]
+    for (const edge of edges) {
+      const refused = (() => {
+        try {
+          parseJSONRPCMessage(edge)
+          return false
+        } catch {
+          return true
+        }
+      })()
+      expect(repairedReply(JSON.stringify(edge)) !== undefined).toBe(refused)
+    }
   })
 
   it("leaves valid messages, requests, lines without an id and lines that are not JSON alone", () => {
