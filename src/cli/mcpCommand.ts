@@ -8,7 +8,8 @@
  * @since 0.1.0
  */
 import { type Duration, Effect, Option } from "effect"
-import { Command, Flag } from "effect/cli"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Options from "./options.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { consoleOnStderr } from "./protocolStdout.js"

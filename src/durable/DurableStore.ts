@@ -9,7 +9,9 @@
 import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { Array as Arr, Context, Data, Duration, Effect, Layer, Option, Redacted, Result, Schedule, Schema } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Redacted, Result, Schedule, Schema } from "effect"
+// The module itself, not the barrel's namespace: the program's bundle then keeps only what is used.
+import * as Arr from "effect/Array"
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
 import { SqlClient, type SqlError } from "effect/sql"
