@@ -223,9 +223,9 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
       expect(closed.stderr).toMatch(/^ask-user: PROVIDER_CLOSED: [^\n]+\n$/)
       expect(closed.stderr).not.toContain("QuitError")
     } finally {
-      spawnSync("pkill", ["-KILL", "-P", String(survivor)])
+      // The pane's shell leads its own process group: the group goes at once, whatever it runs now.
       try {
-        process.kill(survivor, "SIGKILL")
+        process.kill(-survivor, "SIGKILL")
       } catch {
         // Already gone.
       }
