@@ -6,12 +6,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Stream } from "effect"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { type AskUserQuestionRequest, ScriptedProvider, UserInteraction } from "effect-user-interaction"
 import { DurableInbox, DurableProvider, type DurableProviderOptions, DurableStore } from "effect-user-interaction/durable"
+import { tempDir } from "./cliHarness.js"
 
 const request = (id: string): AskUserQuestionRequest => ({
   id,
@@ -125,7 +124,8 @@ describe("durable asks (in-memory store)", () => {
       expect(stored.code).toBe("UNKNOWN_ASK")
     }).pipe(Effect.provide(storeWith({ expiresIn: "99999999 days" }))))
 
-  const file = join(mkdtempSync(join(tmpdir(), "durable-")), "asks.db")
+  // Removed with the file's other temporary directories (test/setup.ts).
+  const file = join(tempDir(), "asks.db")
   it.live("a stored row that cannot be read is left out of pending, and the other asks are listed", () =>
     Effect.gen(function*() {
       const inbox = yield* DurableInbox
