@@ -155,6 +155,34 @@ describe("ask-user acp: a turn ended by the client, a newer prompt or a signal",
       expect((yield* agent.responseTo(next.prompt.id)).result).toEqual({ stopReason: "end_turn" })
     }))
 
+  it.live("$/cancel_request right behind its prompt (one write): no form, no tool call, the prompt answered -32800", () =>
+    Effect.gen(function*() {
+      const agent = yield* rawAgent()
+      const sessionId = yield* agent.newSession
+      const prompt = agent.prompt(sessionId, JSON.stringify(single))
+      yield* agent.write(prompt, { method: "$/cancel_request", params: { requestId: prompt.id } })
+      expect((yield* agent.responseTo(prompt.id)).error?.code).toBe(-32800)
+      expect(agent.forms()).toEqual([])
+      expect(toolCalls(agent, sessionId)).toEqual([])
+      expect(chunks(agent, sessionId)).toEqual([])
+    }))
+
+  it.live("prompts for a fresh session in one write: only the newest opens a form, the older ones answered cancelled", () =>
+    Effect.gen(function*() {
+      const agent = yield* rawAgent()
+      const sessionId = yield* agent.newSession
+      const prompts = [1, 2, 3].map(() => agent.prompt(sessionId, JSON.stringify(single)))
+      yield* agent.write(...prompts)
+      for (const prompt of prompts.slice(0, 2)) {
+        expect((yield* agent.responseTo(prompt.id)).result).toEqual({ stopReason: "cancelled" })
+      }
+      yield* agent.find((m) => m.method === "elicitation/create", "the newest prompt's form")
+      expect(agent.forms()).toHaveLength(1)
+      yield* agent.write({ id: agent.forms()[0]!.id, result: accept })
+      expect((yield* agent.responseTo(prompts[2]!.id)).result).toEqual({ stopReason: "end_turn" })
+      expect(toolCalls(agent, sessionId)).toEqual(["ask_user_question_1:pending", "ask_user_question_1:completed"])
+    }))
+
   for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) {
     it.live(`on ${signal} with a form open, cancels the form and answers the prompt cancelled before it exits ${code}`, () =>
       Effect.gen(function*() {

@@ -32,6 +32,12 @@ describe("malformed replies", () => {
       expect(repaired.error.message).not.toMatch(/[[{]\s*[{"]/)
     }
     expect(JSON.parse(repairedReply(`{"id":"s","error":"nope"}`)!).id).toBe("s")
+    // The text "method" inside a malformed reply does not make it a request.
+    for (const line of [
+      `{"jsonrpc":"2.0","id":1,"result":"method"}`,
+      `{"jsonrpc":"2.0","id":1,"result":[{"method":"x"}]}`,
+      `{"jsonrpc":"2.0","id":1,"result":null,"_meta":{"method":"x"}}`
+    ]) expect(JSON.parse(repairedReply(line)!).error.message).toMatch(/not a JSON-RPC response: its result/)
     // Exactly the replies the SDK's own parser refuses, whatever its reason.
     const edges = [
       { jsonrpc: "2.0", id: 5, error: { code: 1.5, message: "m" } },

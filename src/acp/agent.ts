@@ -256,9 +256,13 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
           if (isCancelRequest(signal.reason)) runFork(endTurn(turn, Duration.zero))
         }
         signal.addEventListener("abort", onAbort, { once: true })
+        // Sent right behind the prompt, the cancel may have been dispatched before this handler ran.
+        if (signal.aborted) onAbort()
         try {
           // The older turn ends first, its form cancelled on the wire and its reply sent before this one asks.
+          // Without one, the prompts read in the same breath are dispatched first: only the newest asks.
           if (previous !== undefined) await supersede(previous)
+          else await nextMacrotask()
           if (!turn.cancelled) {
             const fiber = runSync(FiberSet.run(fibers, turnOf(turn, params.prompt, client)))
             turn.fiber = fiber

@@ -12,7 +12,6 @@
 import { parseJSONRPCMessage } from "@modelcontextprotocol/server"
 import { type Readable, Transform } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { causeOf } from "./elicit.js"
 
 const newline = 0x0a
 
@@ -40,20 +39,32 @@ export const repairedReply = (line: string): string | undefined => {
   try {
     parseJSONRPCMessage(value)
     return undefined
-  } catch (error) {
-    const cause = causeOf(error instanceof Error ? error.message : String(error))
+  } catch {
     return JSON.stringify({
       jsonrpc: "2.0",
       id,
-      error: { code: internalError, message: `The client's reply is not a JSON-RPC response: ${cause}` }
+      error: { code: internalError, message: `The client's reply is not a JSON-RPC response: ${whatIsWrong(value)}.` }
     })
   }
 }
 
 /**
- * `input` with malformed replies repaired (`repairedReply`). Lines that name
- * a `method` (requests and notifications, nearly all the traffic) are not
- * parsed here: only the few lines that may be replies are.
+ * What is wrong with a reply the SDK refused, in words: its parser tries
+ * every kind of message, and its first complaint is about a request's
+ * missing `method`, which names the wrong problem.
+ */
+const whatIsWrong = (reply: Readonly<Record<string, unknown>>): string => {
+  if ("result" in reply && "error" in reply) return "it has both a result and an error"
+  if ("result" in reply) return isRecord(reply["result"]) ? "its result or envelope is malformed" : "its result is not an object"
+  if ("error" in reply) return "its error is not an object with an integer code and a message"
+  return "it has neither a result nor an error"
+}
+
+/**
+ * `input` with malformed replies repaired (`repairedReply`). Every line is
+ * read as JSON here once more (a microsecond or two for a tool call's
+ * messages); a byte-level shortcut for requests would let a malformed reply
+ * that merely contains the text `"method"` through.
  */
 export const repairingReplies = (input: Readable): Readable => {
   let carry: Buffer | undefined
@@ -65,7 +76,7 @@ export const repairingReplies = (input: Readable): Readable => {
       let lineStart = 0
       for (let end = data.indexOf(newline); end !== -1; end = data.indexOf(newline, lineStart)) {
         const line = data.subarray(lineStart, end)
-        const repaired = line.includes("\"method\"") ? undefined : repairedReply(line.toString("utf8"))
+        const repaired = repairedReply(line.toString("utf8"))
         if (repaired !== undefined) {
           parts.push(data.subarray(passFrom, lineStart), Buffer.from(`${repaired}\n`))
           passFrom = end + 1
