@@ -245,7 +245,8 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
         styles: 1,
         heading: corpus[2],
         header: corpus[1],
-        labels: corpus.slice(3)
+        // The label as shown: its bidi controls as visible escapes (the answer below carries them raw).
+        labels: corpus.slice(3).map((label) => label.replace("\u202E", "\\u202e").replace("\u202C", "\\u202c"))
       })
       // Labels come back to the model unchanged.
       yield* promise(() => page.locator("button.option").nth(1).click())
@@ -363,9 +364,10 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
   it.effect("isolates model text, so direction overrides cannot reorder the page's own words", () =>
     Effect.gen(function*() {
       const { ask, page } = yield* open
-      const rlo = "\u202E"
+      // A PDI (U+2069) first would close the page's isolate early, and the override after it run on.
+      const rlo = "\u2069\u202E"
       const fiber = yield* Effect.forkChild(ask({
-        agent: { id: "x", name: `${rlo}kcatta` },
+        agent: { id: "x", name: `Bob${rlo}` },
         questions: [{
           id: "q",
           header: `${rlo}head`,
@@ -382,28 +384,49 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
             const bidi = getComputedStyle(element).unicodeBidi
             return bidi === "isolate" || bidi === "plaintext"
           }
-          // Every element whose own text holds the override isolates it.
+          // Every element whose own text holds the (escaped) override isolates it.
           const holders = Array.from(document.querySelectorAll("main *")).filter((element) =>
-            Array.from(element.childNodes).some((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("\u202E"))
+            Array.from(element.childNodes).some((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("\\u202e"))
           )
+          // No bidi control reaches the document raw: not in text, not in an attribute.
+          const control = /[\u202a-\u202e\u2066-\u2069]/
+          const raw = Array.from(document.querySelectorAll("main, main *")).filter((element) =>
+            Array.from(element.childNodes).some((node) => node.nodeType === Node.TEXT_NODE && control.test(node.textContent!)) ||
+            Array.from(element.attributes).some((attribute) => control.test(attribute.value))
+          ).map((element) => element.outerHTML)
           // And the page's own word "asks" stays to the right of the agent's name.
           const asker = document.querySelector(".asker")!
           const name = asker.querySelector("bdi, [dir]")
           const words = Array.from(asker.childNodes).find((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("asks"))
           const range = document.createRange()
           if (words !== undefined) range.selectNodeContents(words)
+          // Each letter of " asks" after the one before it: the words are not reversed ("sksa").
+          const lefts = words === undefined ? [] : Array.from(words.textContent!, (_, i) => {
+            const letter = document.createRange()
+            letter.setStart(words, i)
+            letter.setEnd(words, i + 1)
+            return letter.getBoundingClientRect().left
+          })
           return {
+            inOrder: lefts.length > 0 && lefts.every((left, i) => i === 0 || left > lefts[i - 1]!),
             holders: holders.length,
+            raw,
             notIsolated: holders.filter((element) => !isolated(element)).map((element) => element.outerHTML),
+            name: name?.textContent,
             asksAfterName: name !== null && words !== undefined &&
               range.getBoundingClientRect().left >= name.getBoundingClientRect().right - 1
           }
         })
       )
-      expect(seen.holders).toBeGreaterThanOrEqual(7)
-      expect(seen.notIsolated).toEqual([])
+      expect(seen.inOrder).toBe(true)
       expect(seen.asksAfterName).toBe(true)
-      yield* Fiber.interrupt(fiber)
+      expect(seen.holders).toBeGreaterThanOrEqual(7)
+      expect(seen.raw).toEqual([])
+      expect(seen.notIsolated).toEqual([])
+      expect(seen.name).toBe("Bob\\u2069\\u202e")
+      // Only the display changes: the label chosen comes back byte for byte.
+      yield* promise(() => page.locator("button.option").first().click())
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "q", selected: [`${rlo}one`] }] })
     }))
 
   it.effect("after Back, the chosen option is exposed as pressed", () =>
@@ -538,6 +561,16 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       // The name is isolated (FSI … PDI), as <bdi> isolates it in the page.
       expect(yield* shown(page)).toEqual([{ title: "\u2068The agent\u2069 asks", body: "<b>Ship</b> it?" }])
 
+      // A name that closes the isolate itself (PDI) and then overrides: its controls show as escapes,
+      // in the title and the body alike.
+      const third = yield* Effect.forkChild(ask({
+        agent: { id: "e", name: "Eve\u2069\u202E" },
+        questions: [{ id: "t", question: "Go\u2069\u202E on?" }]
+      }))
+      yield* promise(() => page.waitForFunction(() => document.title === "(3) Questions for you"))
+      expect((yield* shown(page))[1]).toEqual({ title: "\u2068Eve\\u2069\\u202e\u2069 asks", body: "Go\\u2069\\u202e on?" })
+
+      yield* Fiber.interrupt(third)
       yield* Fiber.interrupt(second)
       yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
       yield* Fiber.interrupt(first)

@@ -6,8 +6,9 @@
  * It keeps the pending requests it hears about over Server-Sent Events, shows
  * one question of one request at a time and posts the answer. Model text only
  * ever reaches the document through `textContent` and attribute values, never
- * as HTML, and always inside a bidi isolate (`<bdi>` or `dir="auto"`), so a
- * direction override in it cannot reorder the page's own words.
+ * as HTML, always inside a bidi isolate (`<bdi>` or `dir="auto"`), and with
+ * its explicit bidi controls shown as escapes (`shown`), so a direction
+ * override in it cannot reorder the page's own words.
  *
  * Tabs of one browser share one event stream (decision 059): the tab holding
  * a Web Lock opens the `EventSource` and relays every event over a
@@ -97,8 +98,26 @@ const h = <K extends keyof HTMLElementTagNameMap>(
   return element
 }
 
-/** Model text, isolated: its direction marks cannot leak into the page's words around it. */
-const model = (text: string) => h("bdi", {}, text)
+/**
+ * Model text as the page shows it: each explicit bidi control (the
+ * embeddings and overrides U+202A–202E, the isolates U+2066–2069) replaced by
+ * its visible escape (`\u202e`), as the terminal shows it. An isolate alone is
+ * not enough: Chromium feeds a `<bdi>` (or `dir="auto"`) to the bidi algorithm
+ * as FSI … PDI, so the model's own PDI closes it early and an override after it
+ * runs on over the page's words ("Bob\u2069\u202e asks" read "Bobsksa").
+ * Direction marks (LRM, RLM, ALM) stay: they reach no further than one
+ * character, cannot close an isolate, and right-to-left text needs them.
+ * Display only: an answer carries its labels as the model sent them.
+ */
+const shown = (text: string): string =>
+  text.replace(/[\u202a-\u202e\u2066-\u2069]/g, (control) => `\\u${control.charCodeAt(0).toString(16)}`)
+
+/** Model text, shown and isolated: its direction cannot leak into the page's words around it. */
+const model = (text: string) => h("bdi", {}, shown(text))
+
+/** Model text as an element's whole content, shown and isolated, its direction its own. */
+const modelIn = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, text: string) =>
+  h(tag, { dir: "auto", ...attrs }, shown(text))
 
 const announce = (...message: ReadonlyArray<Child>) => {
   // Clearing first makes a repeated message count as a change.
@@ -139,8 +158,8 @@ const renderList = () => {
     const button = h(
       "button",
       { type: "button", class: "request" },
-      h("span", { class: "request-agent", dir: "auto" }, agentName(entry)),
-      h("span", { class: "request-first", dir: "auto" }, first),
+      modelIn("span", { class: "request-agent" }, agentName(entry)),
+      modelIn("span", { class: "request-first" }, first),
       h("span", { class: "request-count" }, count === 1 ? "1 question" : `${count} questions`)
     )
     if (entry.id === currentId) button.setAttribute("aria-current", "true")
@@ -177,9 +196,9 @@ connection.after(notifyButton)
 const notifyArrival = (entry: PendingRequest) => {
   if (!notifications || Notification.permission !== "granted" || document.visibilityState !== "hidden") return
   // Text only: a notification's title and body are never parsed as HTML. FSI and PDI isolate
-  // the name, as <bdi> does in the page.
-  const notification = new Notification(`\u2068${agentName(entry)}\u2069 asks`, {
-    body: entry.request.questions[0]?.question ?? "",
+  // the name, as <bdi> does in the page, and hold because the name's own controls are escaped.
+  const notification = new Notification(`\u2068${shown(agentName(entry))}\u2069 asks`, {
+    body: shown(entry.request.questions[0]?.question ?? ""),
     tag: entry.id
   })
   notification.addEventListener("click", () => {
@@ -280,9 +299,9 @@ const renderQuestion = () => {
     h("p", { class: "progress", id: "progress" }, `Question ${state.index + 1} of ${total}`)
   ]
   if (question.header !== undefined && question.header !== "") {
-    parts.push(h("p", { class: "chip", dir: "auto" }, question.header))
+    parts.push(modelIn("p", { class: "chip" }, question.header))
   }
-  parts.push(h("h2", { id: "question-text", dir: "auto" }, question.question))
+  parts.push(modelIn("h2", { id: "question-text" }, question.question))
 
   let focusFirst: HTMLElement | undefined
   let primary: HTMLButtonElement | undefined
@@ -300,16 +319,18 @@ const renderQuestion = () => {
     const group = h("div", { role: "group", "aria-labelledby": "question-text", class: "options" })
     options.forEach((option, i) => {
       const isRecommended = recommended.test(option.label)
-      const shown = isRecommended ? option.label.replace(recommended, "") : option.label
+      const bare = isRecommended ? option.label.replace(recommended, "") : option.label
       const descId = `option-${i}-description`
-      const body: Array<Node> = [h("span", { class: "option-label", dir: "auto" }, shown === "" ? option.label : shown)]
+      // Its accessible name is the label as shown, so what is heard matches what is read.
+      const name = shown(option.label)
+      const body: Array<Node> = [modelIn("span", { class: "option-label" }, bare === "" ? option.label : bare)]
       if (isRecommended) body.push(h("span", { class: "badge" }, "Recommended"))
       if (option.description !== undefined && option.description !== "") {
-        body.push(h("span", { class: "option-description", id: descId, dir: "auto" }, option.description))
+        body.push(modelIn("span", { class: "option-description", id: descId }, option.description))
       }
       const describedBy = option.description ? { "aria-describedby": descId } : {}
       if (question.multiSelect === true) {
-        const box = h("input", { type: "checkbox", "aria-label": option.label, ...describedBy })
+        const box = h("input", { type: "checkbox", "aria-label": name, ...describedBy })
         box.checked = previous?.selected.includes(option.label) ?? false
         boxes.push(box)
         items.push(box)
@@ -320,7 +341,7 @@ const renderQuestion = () => {
         const button = h("button", {
           type: "button",
           class: "option",
-          "aria-label": option.label,
+          "aria-label": name,
           "aria-pressed": pressed,
           ...describedBy
         }, ...body)
