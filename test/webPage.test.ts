@@ -298,6 +298,57 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(problems).toEqual([])
     }))
 
+  it.effect("never leaves the focus on a control the notice hides or the list rebuilds", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems, web } = yield* open
+      const asking = (question: string) => Effect.forkChild(ask({ questions: [{ id: "q", question, options: [{ label: "yes" }] }] }))
+      const focused = promise(() => page.evaluate(() => `${document.activeElement?.tagName}: ${document.activeElement?.textContent}`))
+      const settle = (question: string) =>
+        Effect.gen(function*() {
+          const id = (yield* web.pending).find((p) => p.request.questions[0]!.question === question)!.id
+          expect((yield* promise(() => postJson(web.port, `/api/questions/${id}/cancel`, web.token, {}))).status).toBe(200)
+        })
+      yield* asking("Alpha?")
+      yield* promise(() => page.getByRole("heading", { name: "Alpha?" }).waitFor())
+      yield* asking("Bravo?")
+      yield* asking("Charlie?")
+      yield* promise(() => page.locator("#requests button").nth(2).waitFor())
+
+      // The focus on "Next request" when the requests it would show are settled elsewhere: the button
+      // hides, and the focus goes to the notice's heading, not to <body>.
+      yield* settle("Alpha?")
+      yield* promise(() => page.getByRole("alert").filter({ hasText: "Cancelled in another tab." }).waitFor())
+      yield* promise(() => page.getByRole("button", { name: "Next request" }).focus())
+      yield* settle("Bravo?")
+      yield* settle("Charlie?")
+      yield* promise(() => page.waitForFunction(() => document.title === "Questions for you"))
+      expect(yield* focused).toBe("H2: Cancelled in another tab.")
+      // A new request brings the button back; the focus stays on the notice, and Enter answers nothing.
+      yield* asking("Delta?")
+      yield* promise(() => page.getByRole("button", { name: "Next request" }).waitFor())
+      expect(yield* focused).toBe("H2: Cancelled in another tab.")
+
+      // The focus on another request's button in the list when the one on screen is settled elsewhere.
+      yield* promise(() => page.getByRole("button", { name: "Next request" }).click())
+      yield* promise(() => page.getByRole("heading", { name: "Delta?" }).waitFor())
+      yield* asking("Echo?")
+      yield* asking("Foxtrot?")
+      yield* promise(() => page.locator("#requests button").nth(2).waitFor())
+      // With two left, the list stays, and so does the focus on the same request's button.
+      yield* promise(() => page.locator("#requests button").filter({ hasText: "Echo?" }).focus())
+      yield* settle("Delta?")
+      yield* promise(() => page.getByRole("alert").filter({ hasText: "Cancelled in another tab." }).waitFor())
+      expect(yield* focused).toMatch(/^BUTTON: .*Echo\?/)
+      // With one left, the list hides: the focus goes to the notice's heading.
+      yield* settle("Foxtrot?")
+      yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
+      expect(yield* focused).toBe("H2: Cancelled in another tab.")
+      yield* promise(() => page.keyboard.press("Enter"))
+      yield* Effect.sleep("300 millis")
+      expect((yield* web.pending).map((p) => p.request.questions[0]!.question)).toEqual(["Echo?"])
+      expect(problems).toEqual([])
+    }))
+
   it.effect("a cancel that loses to another client's answer says the request was already answered", () =>
     Effect.gen(function*() {
       let release = () => {}

@@ -150,8 +150,27 @@ const progressOf = (id: string): Progress => {
 
 const agentName = (entry: PendingRequest) => entry.request.agent?.name ?? entry.request.agent?.id ?? "The agent"
 
+/** The list's button for each request, as last built: the focus on one is put back on its successor. */
+let listButtons = new Map<string, HTMLButtonElement>()
+
+/**
+ * Where the focus goes when the control holding it is hidden or rebuilt away:
+ * the heading on screen (the notice's, or the question's). Left alone, it
+ * falls to <body>, and a keyboard user starts over from the top of the page.
+ */
+const rescueFocus = () => {
+  document.getElementById("question-text")?.focus()
+}
+
+/**
+ * Rebuilds the list of pending requests. The focus on one of its buttons
+ * stays on that request's new button, or, when that is gone or the list is
+ * hidden, goes to the heading on screen.
+ */
 const renderList = () => {
+  const focusedId = Array.from(listButtons).find(([, button]) => button === document.activeElement)?.[0]
   requestList.replaceChildren()
+  listButtons = new Map()
   for (const entry of pending.values()) {
     const first = entry.request.questions[0]?.question ?? ""
     const count = entry.request.questions.length
@@ -166,9 +185,15 @@ const renderList = () => {
     button.addEventListener("click", () => {
       if (entry.id !== currentId) show(entry.id)
     })
+    listButtons.set(entry.id, button)
     requestList.append(h("li", {}, button))
   }
   requestNav.hidden = pending.size < 2
+  if (focusedId !== undefined) {
+    const again = requestNav.hidden ? undefined : listButtons.get(focusedId)
+    if (again === undefined) rescueFocus()
+    else again.focus()
+  }
   showWaiting()
   refreshNotice()
 }
@@ -245,9 +270,10 @@ const emptyText = "No questions are waiting. New ones appear here as they arrive
  * The notice shown in place of a request that was settled elsewhere: its
  * message as a focusable heading, and a "Next request" button, so moving on to
  * another request is the person's own step. Kept while requests come and go
- * (only its footer changes), so the focus stays where the person put it.
+ * (only its footer changes), so the focus stays where the person put it; when
+ * "Next request" hides with the focus on it, the focus goes to the heading.
  */
-let notice: { readonly info: HTMLElement; readonly next: HTMLButtonElement } | undefined
+let notice: { readonly heading: HTMLElement; readonly info: HTMLElement; readonly next: HTMLButtonElement } | undefined
 
 const refreshNotice = () => {
   if (notice === undefined) return
@@ -256,7 +282,9 @@ const refreshNotice = () => {
     : pending.size === 1
     ? "1 other request is waiting."
     : `${pending.size} other requests are waiting.`
-  notice.next.hidden = pending.size === 0
+  const hide = pending.size === 0
+  if (hide && document.activeElement === notice.next) notice.heading.focus()
+  notice.next.hidden = hide
 }
 
 /** Replaces the request on screen with a notice; the focus moves to it only if it was on the request. */
@@ -266,7 +294,7 @@ const showNotice = (message: string) => {
   const heading = h("h2", { id: "question-text", tabindex: "-1" }, message)
   const next = h("button", { type: "button", class: "primary" }, "Next request")
   next.addEventListener("click", () => show(pending.keys().next().value))
-  notice = { info: h("p", { class: "empty" }), next }
+  notice = { heading, info: h("p", { class: "empty" }), next }
   card.replaceChildren(heading, notice.info, h("div", { class: "row actions" }, next))
   renderList()
   showAlert(message)
@@ -301,7 +329,8 @@ const renderQuestion = () => {
   if (question.header !== undefined && question.header !== "") {
     parts.push(modelIn("p", { class: "chip" }, question.header))
   }
-  parts.push(modelIn("h2", { id: "question-text" }, question.question))
+  // Focusable from script only, for `rescueFocus`.
+  parts.push(modelIn("h2", { id: "question-text", tabindex: "-1" }, question.question))
 
   let focusFirst: HTMLElement | undefined
   let primary: HTMLButtonElement | undefined
