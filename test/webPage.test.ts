@@ -558,7 +558,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
  * Chromium keeps every tab visible, so the page's visibility is emulated
  * (`window.__hidden`), and each `Notification` the page makes is recorded.
  */
-const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteractionProvider, E>) =>
+const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteractionProvider, E>, hidden = false) =>
   Effect.gen(function*() {
     const browser = yield* Chromium
     const context = yield* Layer.build(UserInteraction.layerWith(providerLayer))
@@ -570,9 +570,9 @@ const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteracti
     )
     yield* promise(() => browserContext.grantPermissions(["notifications"], { origin: new URL(web.url).origin }))
     yield* promise(() =>
-      browserContext.addInitScript(() => {
+      browserContext.addInitScript((hidden: boolean) => {
         const w = window as unknown as { __hidden: boolean; __shown: Array<{ title: string; body: string | undefined }> }
-        w.__hidden = false
+        w.__hidden = hidden
         w.__shown = []
         Object.defineProperty(Document.prototype, "visibilityState", { get: () => w.__hidden ? "hidden" : "visible" })
         const Real = window.Notification
@@ -582,11 +582,15 @@ const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteracti
             w.__shown.push({ title, body: options?.body })
           }
         } as typeof Notification
-      })
+      }, hidden)
     )
-    const page = yield* promise(() => browserContext.newPage())
-    yield* promise(() => page.goto(web.url))
-    return { ask, page, web }
+    const newTab = Effect.gen(function*() {
+      const page = yield* promise(() => browserContext.newPage())
+      yield* promise(() => page.goto(web.url))
+      return page
+    })
+    const page = yield* newTab
+    return { ask, page, web, newTab }
   })
 
 const shown = (page: Page) =>
@@ -626,6 +630,48 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
       yield* Fiber.interrupt(first)
       yield* promise(() => page.waitForFunction(() => document.title === "Questions for you"))
+    }))
+
+  it.effect("with several hidden tabs, one notification per arriving request, none for those already waiting", () =>
+    Effect.gen(function*() {
+      const { ask, page, newTab } = yield* openNotifying(WebProvider.layer(), true)
+      const pages = [page, yield* newTab, yield* newTab]
+      for (const tab of pages) yield* promise(() => tab.getByText("Live:", { exact: false }).waitFor())
+      const total = Effect.map(Effect.forEach(pages, shown), (lists) => lists.flat().length)
+      const question = (text: string) => ({ questions: [{ id: "q", question: text, options: [{ label: "yes" }] }] })
+      const waitTitle = (tab: Page, count: number) =>
+        promise(() => tab.waitForFunction((count) => document.title === `(${count}) Questions for you`, count))
+
+      yield* Effect.forkChild(ask(question("First?")))
+      for (const tab of pages) yield* waitTitle(tab, 1)
+      yield* Effect.forkChild(ask(question("Second?")))
+      for (const tab of pages) yield* waitTitle(tab, 2)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(2)
+
+      // A tab opened later, in the background, says nothing about the requests already waiting.
+      const late = yield* newTab
+      pages.push(late)
+      yield* waitTitle(late, 2)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(2)
+      yield* Effect.forkChild(ask(question("Third?")))
+      for (const tab of pages) yield* waitTitle(tab, 3)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(3)
+
+      // While one of the tabs is in view, the person is looking: no notification.
+      yield* promise(() =>
+        pages[1]!.evaluate(() => {
+          ;(window as unknown as { __hidden: boolean }).__hidden = false
+          document.dispatchEvent(new Event("visibilitychange"))
+        })
+      )
+      yield* Effect.sleep("200 millis")
+      yield* Effect.forkChild(ask(question("Fourth?")))
+      for (const tab of pages) yield* waitTitle(tab, 4)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(3)
     }))
 
   it.effect("without a decision yet, a button asks for permission", () =>

@@ -217,9 +217,30 @@ notifyButton.addEventListener("click", () => {
 })
 connection.after(notifyButton)
 
-/** A system notification for a request that arrives while the tab is hidden, once the person allowed them. */
+/**
+ * Whether this tab speaks for the browser about arrivals: the tab holding the
+ * shared stream (or, without sharing, every tab, each with its own stream).
+ * One notification per request and browser, not one per tab.
+ */
+let leading = false
+/**
+ * True from a stream's (re)opening until its list is in: the `asked` events
+ * then are its replay of what was already waiting, not arrivals.
+ */
+let replaying = true
+/** The other tabs of this browser that say they are in view. */
+const lookers = new Set<string>()
+
+/** Nobody is looking at any of the page's tabs (as far as the tabs have said). */
+const unseen = () => document.visibilityState === "hidden" && lookers.size === 0
+
+/**
+ * A system notification for a request that arrives while no tab of the page
+ * is in view, once the person allowed them; only the leading tab raises it,
+ * and never for what a stream replays when it opens.
+ */
 const notifyArrival = (entry: PendingRequest) => {
-  if (!notifications || Notification.permission !== "granted" || document.visibilityState !== "hidden") return
+  if (!notifications || Notification.permission !== "granted" || !leading || replaying || !unseen()) return
   // Text only: a notification's title and body are never parsed as HTML. FSI and PDI isolate
   // the name, as <bdi> does in the page, and hold because the name's own controls are escaped.
   const notification = new Notification(`\u2068${shown(agentName(entry))}\u2069 asks`, {
@@ -546,11 +567,12 @@ const forget = (id: string) => {
   else renderList()
 }
 
-const learn = (entry: PendingRequest) => {
+/** A pending request from the stream or from a list; `arrival` when the stream announced it. */
+const learn = (entry: PendingRequest, arrival: boolean) => {
   seenSinceOpen.add(entry.id)
   if (pending.has(entry.id) || settled.has(entry.id) || finished !== undefined) return
   pending.set(entry.id, entry)
-  notifyArrival(entry)
+  if (arrival) notifyArrival(entry)
   // Only an idle page shows it at once; over a notice, the person moves on with "Next request".
   if (currentId === undefined && notice === undefined) {
     show(entry.id)
@@ -575,7 +597,7 @@ const sync = () =>
     for (const id of Array.from(pending.keys())) {
       if (!listed.has(id) && !seenSinceOpen.has(id)) settledElsewhere(id, "This request is no longer waiting.")
     }
-    for (const entry of body.pending) learn(entry)
+    for (const entry of body.pending) learn(entry, false)
   }).catch(() => undefined)
 
 const live = "Live: new questions appear here as they arrive."
@@ -587,13 +609,16 @@ const receive = (message: StreamMessage) => {
     case "open":
       connection.textContent = live
       seenSinceOpen = new Set()
-      void sync()
+      replaying = true
+      void sync().finally(() => {
+        replaying = false
+      })
       return
     case "status":
       connection.textContent = message.text
       return
     case "asked":
-      learn(message.data)
+      learn(message.data, true)
       return
     case "resolved": {
       settled.set(message.data.id, message.data)
@@ -617,7 +642,31 @@ const receive = (message: StreamMessage) => {
 const shareName = `ask-user-web:${token}`
 const sharing = "BroadcastChannel" in window && "locks" in navigator
 const channel = sharing ? new BroadcastChannel(shareName) : undefined
-channel?.addEventListener("message", (event) => receive((event as MessageEvent<StreamMessage>).data))
+
+/**
+ * What tabs tell each other about themselves (not relayed events): whether
+ * each is in view, so the leading tab notifies only when none is; `who` asks
+ * every tab to say it again (a new leader knows nothing yet).
+ */
+type TabMessage =
+  | { readonly type: "visibility"; readonly tab: string; readonly visible: boolean }
+  | { readonly type: "who" }
+const tabId = Math.random().toString(36).slice(2)
+const tellVisibility = (visible = document.visibilityState === "visible") =>
+  channel?.postMessage({ type: "visibility", tab: tabId, visible } satisfies TabMessage)
+
+const hear = (message: TabMessage) => {
+  if (message.type === "who") tellVisibility()
+  else if (message.visible) lookers.add(message.tab)
+  else lookers.delete(message.tab)
+}
+channel?.addEventListener("message", (event) => {
+  const message = (event as MessageEvent<StreamMessage | TabMessage>).data
+  if (message.type === "visibility" || message.type === "who") hear(message)
+  else receive(message)
+})
+document.addEventListener("visibilitychange", () => tellVisibility())
+addEventListener("pagehide", () => tellVisibility(false))
 
 /** Handles an event of this tab's own stream and passes it to the other tabs. */
 const relay = (message: StreamMessage) => {
@@ -632,6 +681,8 @@ let stopStream = () => {}
 const connect = () =>
   new Promise<void>((resolve) => {
     if (finished !== undefined) return resolve()
+    leading = true
+    channel?.postMessage({ type: "who" } satisfies TabMessage)
     const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`)
     stopStream = () => {
       source.close()
@@ -674,6 +725,7 @@ const start = () => {
 }
 
 renderQuestion()
+tellVisibility()
 start()
 
 export {}
