@@ -411,7 +411,14 @@ describe("WebProvider gate", () => {
           ["DELETE /api/questions/some-id/answer", "post"],
           ["GET /api/questions/some-id/cancel", "post"],
           ["POST /api/events", "get, head"],
-          ["POST /", "get, head"]
+          ["POST /", "get, head"],
+          // Every form the router routes (trailing slash, doubled slashes, any case) is the same path.
+          ["POST /api/questions/", "get, head"],
+          ["PUT /api/questions/", "get, head"],
+          ["DELETE //api//events/", "get, head"],
+          ["OPTIONS /API/Questions", "get, head"],
+          ["GET /api/questions/some-id/answer/", "post"],
+          ["PUT /api/questions/some-id/cancel/?token=x", "post"]
         ]
       ) {
         const reply = yield* raw(`${line} HTTP/1.1\r\n${host}${bearer}Content-Length: 0\r\nConnection: close\r\n\r\n`)
@@ -430,8 +437,10 @@ describe("WebProvider gate", () => {
       ) {
         expect((yield* raw(text)).status).toBe("HTTP/1.1 400 Bad Request")
       }
-      expect((yield* raw(`GET /api/questions HTTP/1.1\r\n${host}${bearer}Connection: close\r\n\r\n`)).status)
-        .toBe("HTTP/1.1 200 OK")
+      for (const path of ["/api/questions", "/api/questions/", "//api//questions/", "/API/Questions"]) {
+        expect([path, (yield* raw(`GET ${path} HTTP/1.1\r\n${host}${bearer}Connection: close\r\n\r\n`)).status])
+          .toEqual([path, "HTTP/1.1 200 OK"])
+      }
     }))
 
 

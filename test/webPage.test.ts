@@ -245,7 +245,8 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
         styles: 1,
         heading: corpus[2],
         header: corpus[1],
-        labels: corpus.slice(3)
+        // The label as shown: its bidi controls as visible escapes (the answer below carries them raw).
+        labels: corpus.slice(3).map((label) => label.replace("\u202E", "\\u202e").replace("\u202C", "\\u202c"))
       })
       // Labels come back to the model unchanged.
       yield* promise(() => page.locator("button.option").nth(1).click())
@@ -294,6 +295,57 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       yield* promise(() => b!.getByRole("heading", { name: "Merge?" }).waitFor())
       yield* promise(() => b!.getByRole("button", { name: /^no/ }).click())
       expect(yield* Fiber.join(second)).toEqual({ answers: [{ id: "ok", selected: ["no"] }] })
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("never leaves the focus on a control the notice hides or the list rebuilds", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems, web } = yield* open
+      const asking = (question: string) => Effect.forkChild(ask({ questions: [{ id: "q", question, options: [{ label: "yes" }] }] }))
+      const focused = promise(() => page.evaluate(() => `${document.activeElement?.tagName}: ${document.activeElement?.textContent}`))
+      const settle = (question: string) =>
+        Effect.gen(function*() {
+          const id = (yield* web.pending).find((p) => p.request.questions[0]!.question === question)!.id
+          expect((yield* promise(() => postJson(web.port, `/api/questions/${id}/cancel`, web.token, {}))).status).toBe(200)
+        })
+      yield* asking("Alpha?")
+      yield* promise(() => page.getByRole("heading", { name: "Alpha?" }).waitFor())
+      yield* asking("Bravo?")
+      yield* asking("Charlie?")
+      yield* promise(() => page.locator("#requests button").nth(2).waitFor())
+
+      // The focus on "Next request" when the requests it would show are settled elsewhere: the button
+      // hides, and the focus goes to the notice's heading, not to <body>.
+      yield* settle("Alpha?")
+      yield* promise(() => page.getByRole("alert").filter({ hasText: "Cancelled in another tab." }).waitFor())
+      yield* promise(() => page.getByRole("button", { name: "Next request" }).focus())
+      yield* settle("Bravo?")
+      yield* settle("Charlie?")
+      yield* promise(() => page.waitForFunction(() => document.title === "Questions for you"))
+      expect(yield* focused).toBe("H2: Cancelled in another tab.")
+      // A new request brings the button back; the focus stays on the notice, and Enter answers nothing.
+      yield* asking("Delta?")
+      yield* promise(() => page.getByRole("button", { name: "Next request" }).waitFor())
+      expect(yield* focused).toBe("H2: Cancelled in another tab.")
+
+      // The focus on another request's button in the list when the one on screen is settled elsewhere.
+      yield* promise(() => page.getByRole("button", { name: "Next request" }).click())
+      yield* promise(() => page.getByRole("heading", { name: "Delta?" }).waitFor())
+      yield* asking("Echo?")
+      yield* asking("Foxtrot?")
+      yield* promise(() => page.locator("#requests button").nth(2).waitFor())
+      // With two left, the list stays, and so does the focus on the same request's button.
+      yield* promise(() => page.locator("#requests button").filter({ hasText: "Echo?" }).focus())
+      yield* settle("Delta?")
+      yield* promise(() => page.getByRole("alert").filter({ hasText: "Cancelled in another tab." }).waitFor())
+      expect(yield* focused).toMatch(/^BUTTON: .*Echo\?/)
+      // With one left, the list hides: the focus goes to the notice's heading.
+      yield* settle("Foxtrot?")
+      yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
+      expect(yield* focused).toBe("H2: Cancelled in another tab.")
+      yield* promise(() => page.keyboard.press("Enter"))
+      yield* Effect.sleep("300 millis")
+      expect((yield* web.pending).map((p) => p.request.questions[0]!.question)).toEqual(["Echo?"])
       expect(problems).toEqual([])
     }))
 
@@ -363,9 +415,10 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
   it.effect("isolates model text, so direction overrides cannot reorder the page's own words", () =>
     Effect.gen(function*() {
       const { ask, page } = yield* open
-      const rlo = "\u202E"
+      // A PDI (U+2069) first would close the page's isolate early, and the override after it run on.
+      const rlo = "\u2069\u202E"
       const fiber = yield* Effect.forkChild(ask({
-        agent: { id: "x", name: `${rlo}kcatta` },
+        agent: { id: "x", name: `Bob${rlo}` },
         questions: [{
           id: "q",
           header: `${rlo}head`,
@@ -382,28 +435,49 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
             const bidi = getComputedStyle(element).unicodeBidi
             return bidi === "isolate" || bidi === "plaintext"
           }
-          // Every element whose own text holds the override isolates it.
+          // Every element whose own text holds the (escaped) override isolates it.
           const holders = Array.from(document.querySelectorAll("main *")).filter((element) =>
-            Array.from(element.childNodes).some((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("\u202E"))
+            Array.from(element.childNodes).some((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("\\u202e"))
           )
+          // No bidi control reaches the document raw: not in text, not in an attribute.
+          const control = /[\u202a-\u202e\u2066-\u2069]/
+          const raw = Array.from(document.querySelectorAll("main, main *")).filter((element) =>
+            Array.from(element.childNodes).some((node) => node.nodeType === Node.TEXT_NODE && control.test(node.textContent!)) ||
+            Array.from(element.attributes).some((attribute) => control.test(attribute.value))
+          ).map((element) => element.outerHTML)
           // And the page's own word "asks" stays to the right of the agent's name.
           const asker = document.querySelector(".asker")!
           const name = asker.querySelector("bdi, [dir]")
           const words = Array.from(asker.childNodes).find((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes("asks"))
           const range = document.createRange()
           if (words !== undefined) range.selectNodeContents(words)
+          // Each letter of " asks" after the one before it: the words are not reversed ("sksa").
+          const lefts = words === undefined ? [] : Array.from(words.textContent!, (_, i) => {
+            const letter = document.createRange()
+            letter.setStart(words, i)
+            letter.setEnd(words, i + 1)
+            return letter.getBoundingClientRect().left
+          })
           return {
+            inOrder: lefts.length > 0 && lefts.every((left, i) => i === 0 || left > lefts[i - 1]!),
             holders: holders.length,
+            raw,
             notIsolated: holders.filter((element) => !isolated(element)).map((element) => element.outerHTML),
+            name: name?.textContent,
             asksAfterName: name !== null && words !== undefined &&
               range.getBoundingClientRect().left >= name.getBoundingClientRect().right - 1
           }
         })
       )
-      expect(seen.holders).toBeGreaterThanOrEqual(7)
-      expect(seen.notIsolated).toEqual([])
+      expect(seen.inOrder).toBe(true)
       expect(seen.asksAfterName).toBe(true)
-      yield* Fiber.interrupt(fiber)
+      expect(seen.holders).toBeGreaterThanOrEqual(7)
+      expect(seen.raw).toEqual([])
+      expect(seen.notIsolated).toEqual([])
+      expect(seen.name).toBe("Bob\\u2069\\u202e")
+      // Only the display changes: the label chosen comes back byte for byte.
+      yield* promise(() => page.locator("button.option").first().click())
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "q", selected: [`${rlo}one`] }] })
     }))
 
   it.effect("after Back, the chosen option is exposed as pressed", () =>
@@ -484,7 +558,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
  * Chromium keeps every tab visible, so the page's visibility is emulated
  * (`window.__hidden`), and each `Notification` the page makes is recorded.
  */
-const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteractionProvider, E>) =>
+const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteractionProvider, E>, hidden = false) =>
   Effect.gen(function*() {
     const browser = yield* Chromium
     const context = yield* Layer.build(UserInteraction.layerWith(providerLayer))
@@ -496,9 +570,9 @@ const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteracti
     )
     yield* promise(() => browserContext.grantPermissions(["notifications"], { origin: new URL(web.url).origin }))
     yield* promise(() =>
-      browserContext.addInitScript(() => {
+      browserContext.addInitScript((hidden: boolean) => {
         const w = window as unknown as { __hidden: boolean; __shown: Array<{ title: string; body: string | undefined }> }
-        w.__hidden = false
+        w.__hidden = hidden
         w.__shown = []
         Object.defineProperty(Document.prototype, "visibilityState", { get: () => w.__hidden ? "hidden" : "visible" })
         const Real = window.Notification
@@ -508,11 +582,15 @@ const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteracti
             w.__shown.push({ title, body: options?.body })
           }
         } as typeof Notification
-      })
+      }, hidden)
     )
-    const page = yield* promise(() => browserContext.newPage())
-    yield* promise(() => page.goto(web.url))
-    return { ask, page, web }
+    const newTab = Effect.gen(function*() {
+      const page = yield* promise(() => browserContext.newPage())
+      yield* promise(() => page.goto(web.url))
+      return page
+    })
+    const page = yield* newTab
+    return { ask, page, web, newTab }
   })
 
 const shown = (page: Page) =>
@@ -538,10 +616,62 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       // The name is isolated (FSI … PDI), as <bdi> isolates it in the page.
       expect(yield* shown(page)).toEqual([{ title: "\u2068The agent\u2069 asks", body: "<b>Ship</b> it?" }])
 
+      // A name that closes the isolate itself (PDI) and then overrides: its controls show as escapes,
+      // in the title and the body alike.
+      const third = yield* Effect.forkChild(ask({
+        agent: { id: "e", name: "Eve\u2069\u202E" },
+        questions: [{ id: "t", question: "Go\u2069\u202E on?" }]
+      }))
+      yield* promise(() => page.waitForFunction(() => document.title === "(3) Questions for you"))
+      expect((yield* shown(page))[1]).toEqual({ title: "\u2068Eve\\u2069\\u202e\u2069 asks", body: "Go\\u2069\\u202e on?" })
+
+      yield* Fiber.interrupt(third)
       yield* Fiber.interrupt(second)
       yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
       yield* Fiber.interrupt(first)
       yield* promise(() => page.waitForFunction(() => document.title === "Questions for you"))
+    }))
+
+  it.effect("with several hidden tabs, one notification per arriving request, none for those already waiting", () =>
+    Effect.gen(function*() {
+      const { ask, page, newTab } = yield* openNotifying(WebProvider.layer(), true)
+      const pages = [page, yield* newTab, yield* newTab]
+      for (const tab of pages) yield* promise(() => tab.getByText("Live:", { exact: false }).waitFor())
+      const total = Effect.map(Effect.forEach(pages, shown), (lists) => lists.flat().length)
+      const question = (text: string) => ({ questions: [{ id: "q", question: text, options: [{ label: "yes" }] }] })
+      const waitTitle = (tab: Page, count: number) =>
+        promise(() => tab.waitForFunction((count) => document.title === `(${count}) Questions for you`, count))
+
+      yield* Effect.forkChild(ask(question("First?")))
+      for (const tab of pages) yield* waitTitle(tab, 1)
+      yield* Effect.forkChild(ask(question("Second?")))
+      for (const tab of pages) yield* waitTitle(tab, 2)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(2)
+
+      // A tab opened later, in the background, says nothing about the requests already waiting.
+      const late = yield* newTab
+      pages.push(late)
+      yield* waitTitle(late, 2)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(2)
+      yield* Effect.forkChild(ask(question("Third?")))
+      for (const tab of pages) yield* waitTitle(tab, 3)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(3)
+
+      // While one of the tabs is in view, the person is looking: no notification.
+      yield* promise(() =>
+        pages[1]!.evaluate(() => {
+          ;(window as unknown as { __hidden: boolean }).__hidden = false
+          document.dispatchEvent(new Event("visibilitychange"))
+        })
+      )
+      yield* Effect.sleep("200 millis")
+      yield* Effect.forkChild(ask(question("Fourth?")))
+      for (const tab of pages) yield* waitTitle(tab, 4)
+      yield* Effect.sleep("300 millis")
+      expect(yield* total).toBe(3)
     }))
 
   it.effect("without a decision yet, a button asks for permission", () =>

@@ -8,6 +8,7 @@
  * @internal
  */
 import { ByteSize, Effect, Exit, Result, Stream } from "effect"
+import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
@@ -76,21 +77,33 @@ const readJson = (limit: number) => Effect.gen(function*() {
   )
 })
 
-/** The routes, as one `effect/http` handler. */
+/** The routes, as one `effect/http` handler, and the `Allow` value of each path they take. */
 const makeRoutes = (table: PendingTable) =>
   Effect.gen(function*() {
     const router = yield* HttpRouter.make
+    // Each route's method is also kept in a second router with the same
+    // configuration, so a path form the routes take (a trailing slash, doubled
+    // slashes, another letter case, a query) is known to the 405 rule as well.
+    const methods = FindMyWay.make<string>(yield* HttpRouter.RouterConfig)
+    const add = <E, R>(
+      method: "GET" | "POST",
+      path: FindMyWay.PathInput,
+      handler: () => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) => {
+      methods.on(method, path, method)
+      return router.add(method, path, handler)
+    }
     // Read now, so a package built without its page fails at start-up, not on the first visit.
     const page = yield* Effect.sync(webPage)
 
-    yield* router.add("GET", "/", () =>
+    yield* add("GET", "/", () =>
       Effect.succeed(HttpServerResponse.html(page.html).pipe(
         HttpServerResponse.setHeader("content-security-policy", page.contentSecurityPolicy)
       )))
 
-    yield* router.add("GET", "/api/questions", () => Effect.succeed(json(200, { pending: table.list() })))
+    yield* add("GET", "/api/questions", () => Effect.succeed(json(200, { pending: table.list() })))
 
-    yield* router.add("GET", "/api/events", () =>
+    yield* add("GET", "/api/events", () =>
       Effect.succeed(HttpServerResponse.stream(
         // The opening comment makes the response start at once, so a client
         // knows it is connected even when nothing is pending.
@@ -101,7 +114,7 @@ const makeRoutes = (table: PendingTable) =>
         { contentType: "text/event-stream", headers: { "x-accel-buffering": "no", connection: "close" } }
       )))
 
-    yield* router.add("POST", "/api/questions/:id/answer", () =>
+    yield* add("POST", "/api/questions/:id/answer", () =>
       Effect.gen(function*() {
         const { id } = yield* HttpRouter.params
         const before = id === undefined ? undefined : table.lookup(id)
@@ -117,38 +130,28 @@ const makeRoutes = (table: PendingTable) =>
         return table.settle(entry, "answered", Exit.succeed(answer)) ? json(200, { ok: true }) : notPending
       }))
 
-    yield* router.add("POST", "/api/questions/:id/cancel", () =>
+    yield* add("POST", "/api/questions/:id/cancel", () =>
       Effect.gen(function*() {
         const { id } = yield* HttpRouter.params
         const entry = id === undefined ? undefined : table.lookup(id)
         return entry !== undefined && table.settle(entry, "cancelled") ? json(200, { ok: true }) : notPending
       }))
 
-    return router.asHttpEffect()
+    const allowFor = (url: string): string | undefined => {
+      const allowed = ["GET", "POST"].filter((method) => methods.find(method, url) !== undefined)
+      // HEAD is answered wherever GET is (the router falls back to GET).
+      return allowed.length === 0 ? undefined : allowed.flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m]).join(", ")
+    }
+    return { handler: router.asHttpEffect(), allowFor }
   })
 
 /**
- * The methods each path takes, for `405` and its `Allow` header (RFC 9110
- * §15.5.6): a known path asked with another method is not "not found".
+ * The answer when no route took the request: 405 with `Allow` for a path the
+ * routes know asked with another method (RFC 9110 §15.5.6: it is not "not
+ * found"), else a JSON 404 (also a path the router could not decode, such as
+ * a bad percent escape in an id).
  */
-const allowedMethods: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^\/(api\/questions|api\/events)?$/, "GET, HEAD"],
-  [/^\/api\/questions\/[^/]+\/(answer|cancel)$/, "POST"]
-]
-
-/** The `Allow` value for a path the routes know, else undefined. */
-const allowFor = (url: string): string | undefined => {
-  const path = new URL(url, "http://localhost").pathname
-  return allowedMethods.find(([pattern]) => pattern.test(path))?.[1]
-}
-
-/**
- * The answer when no route took the request: 405 for a known path asked with
- * another method, else a JSON 404 (also a path the router could not decode,
- * such as a bad percent escape in an id).
- */
-const unrouted = (method: string, url: string) => {
-  const allow = allowFor(url)
+const unrouted = (allow: string | undefined, method: string) => {
   return allow === undefined || allow.split(", ").includes(method)
     ? json(404, { error: "not-found" })
     : HttpServerResponse.setHeader(json(405, { error: "method-not-allowed" }), "allow", allow)
@@ -181,11 +184,11 @@ export const makeWebApp = (table: PendingTable, options: GateOptions) =>
       // A declared length over the limit is refused before anything is read.
       const length = Number(headers["content-length"] ?? 0)
       if (length > maxBodyBytes) return json(413, { error: "too-large" })
-      return yield* routes.pipe(
+      return yield* routes.handler.pipe(
         Effect.catch((error) =>
           Effect.succeed(
             HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
-              ? unrouted(request.method, request.url)
+              ? unrouted(routes.allowFor(request.url), request.method)
               : json(500, { error: "internal" })
           )
         )

@@ -6,8 +6,9 @@
  * It keeps the pending requests it hears about over Server-Sent Events, shows
  * one question of one request at a time and posts the answer. Model text only
  * ever reaches the document through `textContent` and attribute values, never
- * as HTML, and always inside a bidi isolate (`<bdi>` or `dir="auto"`), so a
- * direction override in it cannot reorder the page's own words.
+ * as HTML, always inside a bidi isolate (`<bdi>` or `dir="auto"`), and with
+ * its explicit bidi controls shown as escapes (`shown`), so a direction
+ * override in it cannot reorder the page's own words.
  *
  * Tabs of one browser share one event stream (decision 059): the tab holding
  * a Web Lock opens the `EventSource` and relays every event over a
@@ -97,8 +98,26 @@ const h = <K extends keyof HTMLElementTagNameMap>(
   return element
 }
 
-/** Model text, isolated: its direction marks cannot leak into the page's words around it. */
-const model = (text: string) => h("bdi", {}, text)
+/**
+ * Model text as the page shows it: each explicit bidi control (the
+ * embeddings and overrides U+202A–202E, the isolates U+2066–2069) replaced by
+ * its visible escape (`\u202e`), as the terminal shows it. An isolate alone is
+ * not enough: Chromium feeds a `<bdi>` (or `dir="auto"`) to the bidi algorithm
+ * as FSI … PDI, so the model's own PDI closes it early and an override after it
+ * runs on over the page's words ("Bob\u2069\u202e asks" read "Bobsksa").
+ * Direction marks (LRM, RLM, ALM) stay: they reach no further than one
+ * character, cannot close an isolate, and right-to-left text needs them.
+ * Display only: an answer carries its labels as the model sent them.
+ */
+const shown = (text: string): string =>
+  text.replace(/[\u202a-\u202e\u2066-\u2069]/g, (control) => `\\u${control.charCodeAt(0).toString(16)}`)
+
+/** Model text, shown and isolated: its direction cannot leak into the page's words around it. */
+const model = (text: string) => h("bdi", {}, shown(text))
+
+/** Model text as an element's whole content, shown and isolated, its direction its own. */
+const modelIn = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, text: string) =>
+  h(tag, { dir: "auto", ...attrs }, shown(text))
 
 const announce = (...message: ReadonlyArray<Child>) => {
   // Clearing first makes a repeated message count as a change.
@@ -131,25 +150,50 @@ const progressOf = (id: string): Progress => {
 
 const agentName = (entry: PendingRequest) => entry.request.agent?.name ?? entry.request.agent?.id ?? "The agent"
 
+/** The list's button for each request, as last built: the focus on one is put back on its successor. */
+let listButtons = new Map<string, HTMLButtonElement>()
+
+/**
+ * Where the focus goes when the control holding it is hidden or rebuilt away:
+ * the heading on screen (the notice's, or the question's). Left alone, it
+ * falls to <body>, and a keyboard user starts over from the top of the page.
+ */
+const rescueFocus = () => {
+  document.getElementById("question-text")?.focus()
+}
+
+/**
+ * Rebuilds the list of pending requests. The focus on one of its buttons
+ * stays on that request's new button, or, when that is gone or the list is
+ * hidden, goes to the heading on screen.
+ */
 const renderList = () => {
+  const focusedId = Array.from(listButtons).find(([, button]) => button === document.activeElement)?.[0]
   requestList.replaceChildren()
+  listButtons = new Map()
   for (const entry of pending.values()) {
     const first = entry.request.questions[0]?.question ?? ""
     const count = entry.request.questions.length
     const button = h(
       "button",
       { type: "button", class: "request" },
-      h("span", { class: "request-agent", dir: "auto" }, agentName(entry)),
-      h("span", { class: "request-first", dir: "auto" }, first),
+      modelIn("span", { class: "request-agent" }, agentName(entry)),
+      modelIn("span", { class: "request-first" }, first),
       h("span", { class: "request-count" }, count === 1 ? "1 question" : `${count} questions`)
     )
     if (entry.id === currentId) button.setAttribute("aria-current", "true")
     button.addEventListener("click", () => {
       if (entry.id !== currentId) show(entry.id)
     })
+    listButtons.set(entry.id, button)
     requestList.append(h("li", {}, button))
   }
   requestNav.hidden = pending.size < 2
+  if (focusedId !== undefined) {
+    const again = requestNav.hidden ? undefined : listButtons.get(focusedId)
+    if (again === undefined) rescueFocus()
+    else again.focus()
+  }
   showWaiting()
   refreshNotice()
 }
@@ -173,13 +217,34 @@ notifyButton.addEventListener("click", () => {
 })
 connection.after(notifyButton)
 
-/** A system notification for a request that arrives while the tab is hidden, once the person allowed them. */
+/**
+ * Whether this tab speaks for the browser about arrivals: the tab holding the
+ * shared stream (or, without sharing, every tab, each with its own stream).
+ * One notification per request and browser, not one per tab.
+ */
+let leading = false
+/**
+ * True from a stream's (re)opening until its list is in: the `asked` events
+ * then are its replay of what was already waiting, not arrivals.
+ */
+let replaying = true
+/** The other tabs of this browser that say they are in view. */
+const lookers = new Set<string>()
+
+/** Nobody is looking at any of the page's tabs (as far as the tabs have said). */
+const unseen = () => document.visibilityState === "hidden" && lookers.size === 0
+
+/**
+ * A system notification for a request that arrives while no tab of the page
+ * is in view, once the person allowed them; only the leading tab raises it,
+ * and never for what a stream replays when it opens.
+ */
 const notifyArrival = (entry: PendingRequest) => {
-  if (!notifications || Notification.permission !== "granted" || document.visibilityState !== "hidden") return
+  if (!notifications || Notification.permission !== "granted" || !leading || replaying || !unseen()) return
   // Text only: a notification's title and body are never parsed as HTML. FSI and PDI isolate
-  // the name, as <bdi> does in the page.
-  const notification = new Notification(`\u2068${agentName(entry)}\u2069 asks`, {
-    body: entry.request.questions[0]?.question ?? "",
+  // the name, as <bdi> does in the page, and hold because the name's own controls are escaped.
+  const notification = new Notification(`\u2068${shown(agentName(entry))}\u2069 asks`, {
+    body: shown(entry.request.questions[0]?.question ?? ""),
     tag: entry.id
   })
   notification.addEventListener("click", () => {
@@ -226,9 +291,10 @@ const emptyText = "No questions are waiting. New ones appear here as they arrive
  * The notice shown in place of a request that was settled elsewhere: its
  * message as a focusable heading, and a "Next request" button, so moving on to
  * another request is the person's own step. Kept while requests come and go
- * (only its footer changes), so the focus stays where the person put it.
+ * (only its footer changes), so the focus stays where the person put it; when
+ * "Next request" hides with the focus on it, the focus goes to the heading.
  */
-let notice: { readonly info: HTMLElement; readonly next: HTMLButtonElement } | undefined
+let notice: { readonly heading: HTMLElement; readonly info: HTMLElement; readonly next: HTMLButtonElement } | undefined
 
 const refreshNotice = () => {
   if (notice === undefined) return
@@ -237,7 +303,9 @@ const refreshNotice = () => {
     : pending.size === 1
     ? "1 other request is waiting."
     : `${pending.size} other requests are waiting.`
-  notice.next.hidden = pending.size === 0
+  const hide = pending.size === 0
+  if (hide && document.activeElement === notice.next) notice.heading.focus()
+  notice.next.hidden = hide
 }
 
 /** Replaces the request on screen with a notice; the focus moves to it only if it was on the request. */
@@ -247,7 +315,7 @@ const showNotice = (message: string) => {
   const heading = h("h2", { id: "question-text", tabindex: "-1" }, message)
   const next = h("button", { type: "button", class: "primary" }, "Next request")
   next.addEventListener("click", () => show(pending.keys().next().value))
-  notice = { info: h("p", { class: "empty" }), next }
+  notice = { heading, info: h("p", { class: "empty" }), next }
   card.replaceChildren(heading, notice.info, h("div", { class: "row actions" }, next))
   renderList()
   showAlert(message)
@@ -280,9 +348,10 @@ const renderQuestion = () => {
     h("p", { class: "progress", id: "progress" }, `Question ${state.index + 1} of ${total}`)
   ]
   if (question.header !== undefined && question.header !== "") {
-    parts.push(h("p", { class: "chip", dir: "auto" }, question.header))
+    parts.push(modelIn("p", { class: "chip" }, question.header))
   }
-  parts.push(h("h2", { id: "question-text", dir: "auto" }, question.question))
+  // Focusable from script only, for `rescueFocus`.
+  parts.push(modelIn("h2", { id: "question-text", tabindex: "-1" }, question.question))
 
   let focusFirst: HTMLElement | undefined
   let primary: HTMLButtonElement | undefined
@@ -300,16 +369,18 @@ const renderQuestion = () => {
     const group = h("div", { role: "group", "aria-labelledby": "question-text", class: "options" })
     options.forEach((option, i) => {
       const isRecommended = recommended.test(option.label)
-      const shown = isRecommended ? option.label.replace(recommended, "") : option.label
+      const bare = isRecommended ? option.label.replace(recommended, "") : option.label
       const descId = `option-${i}-description`
-      const body: Array<Node> = [h("span", { class: "option-label", dir: "auto" }, shown === "" ? option.label : shown)]
+      // Its accessible name is the label as shown, so what is heard matches what is read.
+      const name = shown(option.label)
+      const body: Array<Node> = [modelIn("span", { class: "option-label" }, bare === "" ? option.label : bare)]
       if (isRecommended) body.push(h("span", { class: "badge" }, "Recommended"))
       if (option.description !== undefined && option.description !== "") {
-        body.push(h("span", { class: "option-description", id: descId, dir: "auto" }, option.description))
+        body.push(modelIn("span", { class: "option-description", id: descId }, option.description))
       }
       const describedBy = option.description ? { "aria-describedby": descId } : {}
       if (question.multiSelect === true) {
-        const box = h("input", { type: "checkbox", "aria-label": option.label, ...describedBy })
+        const box = h("input", { type: "checkbox", "aria-label": name, ...describedBy })
         box.checked = previous?.selected.includes(option.label) ?? false
         boxes.push(box)
         items.push(box)
@@ -320,7 +391,7 @@ const renderQuestion = () => {
         const button = h("button", {
           type: "button",
           class: "option",
-          "aria-label": option.label,
+          "aria-label": name,
           "aria-pressed": pressed,
           ...describedBy
         }, ...body)
@@ -496,11 +567,12 @@ const forget = (id: string) => {
   else renderList()
 }
 
-const learn = (entry: PendingRequest) => {
+/** A pending request from the stream or from a list; `arrival` when the stream announced it. */
+const learn = (entry: PendingRequest, arrival: boolean) => {
   seenSinceOpen.add(entry.id)
   if (pending.has(entry.id) || settled.has(entry.id) || finished !== undefined) return
   pending.set(entry.id, entry)
-  notifyArrival(entry)
+  if (arrival) notifyArrival(entry)
   // Only an idle page shows it at once; over a notice, the person moves on with "Next request".
   if (currentId === undefined && notice === undefined) {
     show(entry.id)
@@ -525,7 +597,7 @@ const sync = () =>
     for (const id of Array.from(pending.keys())) {
       if (!listed.has(id) && !seenSinceOpen.has(id)) settledElsewhere(id, "This request is no longer waiting.")
     }
-    for (const entry of body.pending) learn(entry)
+    for (const entry of body.pending) learn(entry, false)
   }).catch(() => undefined)
 
 const live = "Live: new questions appear here as they arrive."
@@ -537,13 +609,16 @@ const receive = (message: StreamMessage) => {
     case "open":
       connection.textContent = live
       seenSinceOpen = new Set()
-      void sync()
+      replaying = true
+      void sync().finally(() => {
+        replaying = false
+      })
       return
     case "status":
       connection.textContent = message.text
       return
     case "asked":
-      learn(message.data)
+      learn(message.data, true)
       return
     case "resolved": {
       settled.set(message.data.id, message.data)
@@ -567,7 +642,31 @@ const receive = (message: StreamMessage) => {
 const shareName = `ask-user-web:${token}`
 const sharing = "BroadcastChannel" in window && "locks" in navigator
 const channel = sharing ? new BroadcastChannel(shareName) : undefined
-channel?.addEventListener("message", (event) => receive((event as MessageEvent<StreamMessage>).data))
+
+/**
+ * What tabs tell each other about themselves (not relayed events): whether
+ * each is in view, so the leading tab notifies only when none is; `who` asks
+ * every tab to say it again (a new leader knows nothing yet).
+ */
+type TabMessage =
+  | { readonly type: "visibility"; readonly tab: string; readonly visible: boolean }
+  | { readonly type: "who" }
+const tabId = Math.random().toString(36).slice(2)
+const tellVisibility = (visible = document.visibilityState === "visible") =>
+  channel?.postMessage({ type: "visibility", tab: tabId, visible } satisfies TabMessage)
+
+const hear = (message: TabMessage) => {
+  if (message.type === "who") tellVisibility()
+  else if (message.visible) lookers.add(message.tab)
+  else lookers.delete(message.tab)
+}
+channel?.addEventListener("message", (event) => {
+  const message = (event as MessageEvent<StreamMessage | TabMessage>).data
+  if (message.type === "visibility" || message.type === "who") hear(message)
+  else receive(message)
+})
+document.addEventListener("visibilitychange", () => tellVisibility())
+addEventListener("pagehide", () => tellVisibility(false))
 
 /** Handles an event of this tab's own stream and passes it to the other tabs. */
 const relay = (message: StreamMessage) => {
@@ -582,6 +681,8 @@ let stopStream = () => {}
 const connect = () =>
   new Promise<void>((resolve) => {
     if (finished !== undefined) return resolve()
+    leading = true
+    channel?.postMessage({ type: "who" } satisfies TabMessage)
     const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`)
     stopStream = () => {
       source.close()
@@ -624,6 +725,7 @@ const start = () => {
 }
 
 renderQuestion()
+tellVisibility()
 start()
 
 export {}
