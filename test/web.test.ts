@@ -441,6 +441,15 @@ describe("WebProvider gate", () => {
         expect([path, (yield* raw(`GET ${path} HTTP/1.1\r\n${host}${bearer}Connection: close\r\n\r\n`)).status])
           .toEqual([path, "HTTP/1.1 200 OK"])
       }
+      // A target starting with `//` is a path, not a URL with an empty host: never a 500.
+      for (const line of ["GET //", "GET ///", "HEAD //", `GET //?token=${token}`, "PUT //", "OPTIONS //"]) {
+        const reply = yield* raw(`${line} HTTP/1.1\r\n${host}${bearer}Content-Length: 0\r\nConnection: close\r\n\r\n`)
+        expect([line, reply.status]).not.toEqual([line, "HTTP/1.1 500 Internal Server Error"])
+        expect(reply.status).toMatch(/^HTTP\/1\.1 (200|404|405) /)
+      }
+      // The token may come in the query of such a target too.
+      const byQuery = yield* raw(`GET //?token=${token} HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)
+      expect(byQuery.status).not.toBe("HTTP/1.1 401 Unauthorized")
     }))
 
 

@@ -571,15 +571,27 @@ const openNotifying = <E>(providerLayer: Layer.Layer<WebProvider | UserInteracti
     yield* promise(() => browserContext.grantPermissions(["notifications"], { origin: new URL(web.url).origin }))
     yield* promise(() =>
       browserContext.addInitScript((hidden: boolean) => {
-        const w = window as unknown as { __hidden: boolean; __shown: Array<{ title: string; body: string | undefined }> }
+        const w = window as unknown as {
+          __hidden: boolean
+          __shown: Array<{ title: string; body: string | undefined }>
+          __raised: Array<Notification>
+          __closed: Array<string>
+        }
         w.__hidden = hidden
         w.__shown = []
+        w.__raised = []
+        w.__closed = []
         Object.defineProperty(Document.prototype, "visibilityState", { get: () => w.__hidden ? "hidden" : "visible" })
         const Real = window.Notification
         window.Notification = class extends Real {
           constructor(title: string, options?: NotificationOptions) {
             super(title, options)
             w.__shown.push({ title, body: options?.body })
+            w.__raised.push(this)
+          }
+          override close() {
+            w.__closed.push(this.body)
+            super.close()
           }
         } as typeof Notification
       }, hidden)
@@ -672,6 +684,29 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       for (const tab of pages) yield* waitTitle(tab, 4)
       yield* Effect.sleep("300 millis")
       expect(yield* total).toBe(3)
+    }))
+
+  it.effect("a request settled elsewhere takes its notification down, and a click on it later leaves the page usable", () =>
+    Effect.gen(function*() {
+      const { ask, page } = yield* openNotifying(WebProvider.layer(), true)
+      yield* promise(() => page.getByText("Live:", { exact: false }).waitFor())
+      const question = (text: string) => ({ questions: [{ id: "q", question: text, options: [{ label: "yes" }] }] })
+      const first = yield* Effect.forkChild(ask(question("First?")))
+      yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
+      // The agent withdraws it: its notification goes.
+      yield* Fiber.interrupt(first)
+      yield* promise(() => page.waitForFunction(() => (window as unknown as { __closed: Array<string> }).__closed.includes("First?")))
+      yield* Effect.forkChild(ask(question("Second?")))
+      yield* promise(() => page.waitForFunction(() => document.title === "(1) Questions for you"))
+      // The person clicks the first notification anyway (the system may still show it).
+      yield* promise(() =>
+        page.evaluate(() => (window as unknown as { __raised: Array<Notification> }).__raised[0]!.dispatchEvent(new Event("click")))
+      )
+      // Never "nothing is waiting" while something is: the next request is one step away.
+      expect(yield* promise(() => page.getByText("No questions are waiting", { exact: false }).isVisible())).toBe(false)
+      const next = page.getByRole("button", { name: "Next request" })
+      if (yield* promise(() => next.isVisible())) yield* promise(() => next.click())
+      yield* promise(() => page.getByRole("heading", { name: "Second?" }).waitFor())
     }))
 
   it.effect("without a decision yet, a button asks for permission", () =>

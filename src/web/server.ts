@@ -174,7 +174,9 @@ export const makeWebApp = (table: PendingTable, options: GateOptions) =>
       if (request.method !== "GET" && request.method !== "HEAD" && !originAllowed(headers["origin"], host)) {
         return json(403, { error: "forbidden", message: "Cross-origin request." })
       }
-      const queryToken = new URL(request.url, "http://localhost").searchParams.get("token")
+      // `//x` is a valid request target but a relative URL with an empty host: read it as a path.
+      const target = URL.parse(request.url, "http://localhost") ?? URL.parse(`http://localhost${request.url}`)
+      const queryToken = target?.searchParams.get("token") ?? null
       if (!options.tokenMatches(headers["authorization"], queryToken)) {
         return HttpServerResponse.setHeader(json(401, { error: "unauthorized" }), "www-authenticate", authenticateChallenge)
       }

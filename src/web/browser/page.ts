@@ -234,6 +234,9 @@ const lookers = new Set<string>()
 /** Nobody is looking at any of the page's tabs (as far as the tabs have said). */
 const unseen = () => document.visibilityState === "hidden" && lookers.size === 0
 
+/** The notifications this tab raised, by request: one whose request is settled is taken down. */
+const raised = new Map<string, Notification>()
+
 /**
  * A system notification for a request that arrives while no tab of the page
  * is in view, once the person allowed them; only the leading tab raises it,
@@ -247,9 +250,12 @@ const notifyArrival = (entry: PendingRequest) => {
     body: shown(entry.request.questions[0]?.question ?? ""),
     tag: entry.id
   })
+  raised.set(entry.id, notification)
   notification.addEventListener("click", () => {
     window.focus()
-    show(entry.id)
+    // Settled since it was raised: the page stays on what it shows (a notice offers what is next).
+    if (pending.has(entry.id)) show(entry.id)
+    else if (currentId === undefined && notice === undefined) show(pending.keys().next().value)
     notification.close()
   })
 }
@@ -557,6 +563,8 @@ const show = (id: string | undefined) => {
 /** Removes a request from what the page keeps; false when it was not there. */
 const drop = (id: string): boolean => {
   progress.delete(id)
+  raised.get(id)?.close()
+  raised.delete(id)
   return pending.delete(id)
 }
 
