@@ -21,6 +21,7 @@ import {
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { type AskRecord, DurableStore } from "./DurableStore.js"
+import { canonicalJson } from "../internal/canonicalJson.js"
 import { expiresInProblem } from "./expiry.js"
 
 /**
@@ -55,13 +56,6 @@ export const outcomeResult = (
       return Effect.fail(new AskAborted({ message: `The ask "${id}" was withdrawn.` }))
   }
 }
-
-/** JSON with sorted keys: two requests decoded alike compare equal whatever their key order. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === "object" && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
-      : inner)
 
 /**
  * An id asked before with other questions is refused: joining it would hand

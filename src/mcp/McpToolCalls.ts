@@ -37,6 +37,7 @@ import {
 import { createHash } from "node:crypto"
 import { Context, Deferred, Duration, Effect, type Exit, Fiber, Layer, Queue, Scope } from "effect"
 import { type ElicitReply, McpToolCall } from "./McpToolCall.js"
+import { canonicalJson } from "../internal/canonicalJson.js"
 import { makeRequestStateCodec } from "./requestState.js"
 
 /** What a 2026-07-28 client echoes back: which suspended call, and which of its rounds. */
@@ -97,13 +98,6 @@ const refused = (reason: keyof typeof reasons) =>
 export interface ToolCallRequest {
   readonly params: { readonly name: string; readonly arguments?: unknown }
 }
-
-/** JSON with object keys sorted, so a retry that reorders keys still matches. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v) ?? ""
 
 /** What a retry must repeat of its call: the tool's name and arguments (nothing when not given). */
 const digestOf = (request: ToolCallRequest | undefined): string =>

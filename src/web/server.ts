@@ -61,8 +61,8 @@ const isTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" &&
   error.reason.reason === "BodyTooLarge"
 
-/** Reads the JSON body: 413 when over `limit` bytes, 422 `bad-response` when it is not JSON. */
-const readJson = (limit: number) => Effect.gen(function*() {
+/** Reads the JSON body: 413 when over the limit, 422 `bad-response` when it is not JSON. */
+const readJson = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   return yield* request.json.pipe(
     Effect.map((body) => Result.succeed(body)),
@@ -73,7 +73,7 @@ const readJson = (limit: number) => Effect.gen(function*() {
           : json(422, { error: "bad-response", message: "The body is not JSON." })
       ))
     ),
-    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit))
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
   )
 })
 
@@ -119,7 +119,7 @@ const makeRoutes = (table: PendingTable) =>
         const { id } = yield* HttpRouter.params
         const before = id === undefined ? undefined : table.lookup(id)
         if (before === undefined) return notPending
-        const body = yield* readJson(maxBodyBytes)
+        const body = yield* readJson
         if (Result.isFailure(body)) return body.failure
         // Another answer may have won while this body was arriving.
         const entry = table.lookup(before.view.id)
@@ -151,11 +151,10 @@ const makeRoutes = (table: PendingTable) =>
  * found"), else a JSON 404 (also a path the router could not decode, such as
  * a bad percent escape in an id).
  */
-const unrouted = (allow: string | undefined, method: string) => {
-  return allow === undefined || allow.split(", ").includes(method)
+const unrouted = (allow: string | undefined, method: string) =>
+  allow === undefined || allow.split(", ").includes(method)
     ? json(404, { error: "not-found" })
     : HttpServerResponse.setHeader(json(405, { error: "method-not-allowed" }), "allow", allow)
-}
 
 /**
  * The whole application: the gate, then the routes; every response carries
