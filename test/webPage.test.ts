@@ -500,7 +500,9 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
 
   for (
     const [what, args, signal] of [
-      ["its --timeout", ["--timeout", "3s"], undefined],
+      // Long enough for a loaded machine to start ask-user and open the page
+      // before it gives up; the test waits this long only in this case.
+      ["its --timeout", ["--timeout", "12s"], undefined],
       ["SIGTERM", [], "SIGTERM"]
     ] as const
   ) {
