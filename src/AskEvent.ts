@@ -11,7 +11,7 @@
  *
  * @since 0.2.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Agent, AskUserQuestionItem } from "./AskUserQuestion.js"
 import { errorCodes } from "./UserInteractionError.js"
 

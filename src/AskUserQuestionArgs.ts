@@ -5,7 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Exit, Result, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import { Agent, AskUserQuestionOption, type AskUserQuestionItem, type AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkRequest } from "./AskValidation.js"

@@ -13,7 +13,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, type Layer, Result, Schema, SchemaTransformation } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { Tool, Toolkit } from "effect/ai"
 import { type Agent, AskUserQuestionAnswer } from "./AskUserQuestion.js"
 import { AskUserQuestionArgs } from "./AskUserQuestionArgs.js"

@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkAnswer } from "./AskValidation.js"
 import { InvalidAnswer } from "./UserInteractionError.js"

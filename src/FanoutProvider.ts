@@ -13,7 +13,12 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, type Fiber, Layer, Result } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkAnswer } from "./AskValidation.js"
 import { markSurface, SettledElsewhere, surfaceOf, UserInteractionProvider } from "./UserInteractionProvider.js"

@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { UserInteractionProvider } from "./UserInteractionProvider.js"
 import type { UserInteractionError } from "./UserInteractionError.js"

@@ -9,7 +9,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, PubSub, type Scope, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { AskEvent } from "./AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { makeSeam, type SeamOptions } from "./internal/seam.js"

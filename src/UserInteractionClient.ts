@@ -5,7 +5,14 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Fiber, Layer, Result, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
 import type { Agent, AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { requestFromToolArgs } from "./internal/toolCall.js"
 import { UserInteraction } from "./UserInteraction.js"

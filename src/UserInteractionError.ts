@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * What every error class accepts: an optional message (each class has a

@@ -5,7 +5,9 @@
  *
  * @since 0.1.0
  */
-import { type Cause, Context, type Effect } from "effect"
+import type * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { AskOutcome } from "./AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import type { UserInteractionError } from "./UserInteractionError.js"

@@ -23,7 +23,12 @@
  * @since 0.1.0
  */
 import * as acp from "@agentclientprotocol/sdk"
-import { Cause, Context, Duration, Effect, Exit, Layer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
   elicitationParams,

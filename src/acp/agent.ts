@@ -30,7 +30,16 @@
  * @internal
  */
 import * as acp from "@agentclientprotocol/sdk"
-import { Cause, type Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Result, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { isAbsolute } from "node:path"
 import { AcpProvider } from "./AcpProvider.js"

@@ -6,7 +6,9 @@
  * @internal
  */
 import * as acp from "@agentclientprotocol/sdk"
-import { Data, Effect, Result } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
 import {

@@ -22,7 +22,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { AskUserQuestionAnswer, type AskUserQuestionAnswerItem, type AskUserQuestionItem } from "../AskUserQuestion.js"
 import { firstError, formatIssue } from "../internal/schemaPath.js"

@@ -4,7 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Option, Result } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { readFile } from "node:fs/promises"
 import { text } from "node:stream/consumers"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"

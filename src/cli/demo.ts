@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
-import { type Duration, Effect, Option } from "effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { askThroughModelTurn } from "./toolScriptedTurn.js"
 import { UserInteraction } from "../UserInteraction.js"

@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { InvalidRequest } from "../UserInteractionError.js"
 
 /**

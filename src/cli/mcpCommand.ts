@@ -7,7 +7,9 @@
  *
  * @since 0.1.0
  */
-import { type Duration, Effect, Option } from "effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Options from "./options.js"

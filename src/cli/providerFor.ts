@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Layer, Option } from "effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { webProviderFor } from "./webCommandLine.js"
 import type { WebFlags } from "./webFlags.js"
 import * as TerminalProvider from "../terminal/TerminalProvider.js"

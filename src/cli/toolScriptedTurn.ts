@@ -6,7 +6,8 @@
  *
  * @internal
  */
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { LanguageModel } from "effect/ai"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { AskingAgent, AskUserQuestionHandlers, AskUserQuestionTool, AskUserQuestionToolkit } from "../AskUserQuestionTool.js"

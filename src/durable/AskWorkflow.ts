@@ -6,7 +6,11 @@
  *
  * @since 0.2.0
  */
-import { Context, Effect, Exit, Schedule, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
 import { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 

@@ -6,7 +6,13 @@
  *
  * @since 0.2.0
  */
-import { Context, Effect, FiberMap, Layer, Result, type Scope, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer } from "../AskValidation.js"
 import { UserInteraction } from "../UserInteraction.js"

@@ -7,7 +7,9 @@
  * @since 0.2.0
  */
 import { randomUUID } from "node:crypto"
-import { type Duration, Effect, Layer } from "effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
   AskAborted,

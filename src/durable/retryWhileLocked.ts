@@ -3,7 +3,11 @@
  *
  * @internal
  */
-import { Effect, Exit, Layer, Schedule, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import { SqlError } from "effect/sql"
 
 /** Whether `error` says another process held the store's lock past the busy timeout. */

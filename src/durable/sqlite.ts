@@ -11,7 +11,10 @@
  * @since 0.2.0
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite"
-import { Effect, Layer, Semaphore, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
 

@@ -4,7 +4,9 @@
  *
  * @internal
  */
-import { Exit, type Schema, SchemaIssue } from "effect"
+import * as Exit from "effect/Exit"
+import type * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { InvalidRequest } from "../UserInteractionError.js"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()

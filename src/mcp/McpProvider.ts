@@ -33,7 +33,8 @@ import type {
   Server,
   ServerContext
 } from "@modelcontextprotocol/server"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
 import { currentForm, fromElicitResult, missingFormSupport, pushElicitation, sendPing } from "./elicit.js"

@@ -7,7 +7,8 @@
  * @since 0.1.0
  */
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, RequestId } from "@modelcontextprotocol/server"
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 
 /**
  * The client's reply to one form: what `elicitation/create` answers, whether

@@ -17,7 +17,16 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Exit, Fiber, FiberSet, Layer, Option, Scope, Semaphore, Terminal } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Terminal from "effect/Terminal"
 import type * as tty from "node:tty"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {

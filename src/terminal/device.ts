@@ -13,7 +13,13 @@
  *
  * @internal
  */
-import { type Cause, Effect, Option, PlatformError, Queue, type Scope, Terminal } from "effect"
+import type * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as PlatformError from "effect/PlatformError"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Terminal from "effect/Terminal"
 import * as fs from "node:fs"
 import * as readline from "node:readline"
 import * as tty from "node:tty"

@@ -11,7 +11,10 @@
  *
  * @internal
  */
-import { type Cause, Effect, Queue, type Scope } from "effect"
+import type * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import * as readline from "node:readline"
 import type {
   AskUserQuestionAnswer,

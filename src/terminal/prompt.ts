@@ -11,7 +11,12 @@
  *
  * @internal
  */
-import { Data, Effect, FileSystem, Layer, Path, Terminal } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Path from "effect/Path"
+import * as Terminal from "effect/Terminal"
 import { Prompt } from "effect/cli"
 import type { AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { AskAborted, AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"

@@ -15,7 +15,7 @@
  *
  * @internal
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Server } from "node:http"
 import type { Socket } from "node:net"
 

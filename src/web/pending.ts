@@ -11,7 +11,12 @@
  * @internal
  */
 import { randomUUID } from "node:crypto"
-import { type Cause, Deferred, Effect, Exit, Queue, Stream } from "effect"
+import type * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
 import type { Agent, AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
 

@@ -7,7 +7,11 @@
  *
  * @internal
  */
-import { ByteSize, Effect, Exit, Result, Stream } from "effect"
+import * as ByteSize from "effect/ByteSize"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
