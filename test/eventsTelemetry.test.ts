@@ -102,6 +102,30 @@ describe("span per ask", () => {
     )
   })
 
+  it.effect("asks from one fiber in changing contexts each take their own: parent, annotations, timing", () => {
+    const { spans, tracer } = memoryTracer()
+    return Effect.gen(function*() {
+      const ask = UserInteraction.ask({ ...single, id: "again" })
+      yield* TestClock.adjust("1 second")
+      const inSpan = (name: string) => ask.pipe(Effect.withSpan(name))
+      yield* inSpan("a")
+      yield* inSpan("b")
+      yield* ask.pipe(Effect.annotateSpans({ round: 3 }), Effect.withTracerTiming(false))
+      yield* inSpan("a")
+      yield* ask
+      const asks = byName(spans, "UserInteraction.ask")
+      const [a1, a2] = byName(spans, "a")
+      const [b] = byName(spans, "b")
+      const parents = asks.map((span) => Option.getOrUndefined(span.parent))
+      expect(parents.map((parent, i) => parent === [a1, b, undefined, a2, undefined][i])).toEqual([true, true, true, true, true])
+      expect(asks.map((span) => span.attributes.get("round"))).toEqual([undefined, undefined, 3, undefined, undefined])
+      expect(asks.map((span) => span.status._tag === "Ended" && span.status.endTime > 0n)).toEqual([true, true, false, true, true])
+    }).pipe(
+      Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.succeed(singleAnswer)))),
+      Effect.withTracer(tracer)
+    )
+  })
+
   it.effect("an ask the seam rejects still gets a span with its outcome", () => {
     const { spans, tracer } = memoryTracer()
     return Effect.gen(function*() {

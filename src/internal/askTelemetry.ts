@@ -7,7 +7,19 @@
  *
  * @internal
  */
-import { Cause, Clock, Context, Effect, Exit, type Fiber, LogLevel, Metric, PubSub, References, Stream, Tracer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as LogLevel from "effect/LogLevel"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as References from "effect/References"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import type { AskedRequest, AskEvent, AskOutcome } from "../AskEvent.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { type ErrorCode, HarnessError } from "../UserInteractionError.js"
@@ -61,7 +73,68 @@ const askIdOf = (request: unknown): string => {
 }
 
 /**
- * Records the ask's span through the fiber's `Tracer`: made when the ask
+ * What an ask takes from the asking fiber's context: its clock, and how its
+ * span is made. Effect's contexts are immutable, so one view serves every
+ * ask made in the same context: a loop of asks reads it once, not nine
+ * references per ask.
+ */
+const noLinks: ReadonlyArray<Tracer.SpanLink> = []
+const noAnnotations: Readonly<Record<string, unknown>> = {}
+
+class ContextView {
+  /** The clock of events and metrics. */
+  readonly clock: Clock.Clock
+  /** The tracer of the ask's span; undefined when the ask gets no span. */
+  readonly tracer: Tracer.Tracer | undefined
+  /** The clock that times the span; undefined without a span or with span timing off. */
+  readonly spanClock: Clock.Clock | undefined
+  readonly parent: Option.Option<Tracer.AnySpan>
+  readonly links: ReadonlyArray<Tracer.SpanLink>
+  readonly annotations: Readonly<Record<string, unknown>>
+  /** As Effect's spans: an unsampled parent, or a trace level under the minimum, leaves it unsampled. */
+  readonly sampled: boolean
+
+  constructor(context: Context.Context<never>) {
+    this.clock = Context.get(context, Clock.Clock)
+    this.tracer = spanTracer(context)
+    this.spanClock = this.tracer !== undefined && Context.get(context, References.TracerTimingEnabled)
+      ? this.clock
+      : undefined
+    if (this.tracer === undefined) {
+      // No span: nothing more to read.
+      this.parent = Option.none()
+      this.links = noLinks
+      this.annotations = noAnnotations
+      this.sampled = false
+      return
+    }
+    this.parent = Context.getOption(context, Tracer.ParentSpan)
+    this.links = Context.get(context, References.TracerSpanLinks)
+    this.annotations = Context.get(context, References.TracerSpanAnnotations)
+    this.sampled = (this.parent._tag === "None" || this.parent.value.sampled) &&
+      !LogLevel.isGreaterThan(Context.get(context, Tracer.MinimumTraceLevel), Context.get(context, Tracer.CurrentTraceLevel))
+  }
+}
+
+/**
+ * The view of the last context a seam's asks came from. One slot, not a
+ * weak map: an agent asks from a fresh context per tool call as often as
+ * from one loop, and a weak map entry per fresh context cost more than the
+ * reads it saved. The slot holds that one context until the next ask.
+ */
+export class ContextViews {
+  #context: Context.Context<never> | undefined
+  #view: ContextView | undefined
+
+  of(context: Context.Context<never>): ContextView {
+    if (this.#context === context) return this.#view!
+    this.#context = context
+    return this.#view = new ContextView(context)
+  }
+}
+
+/**
+ * Records the ask's span through the caller's `Tracer`: made when the ask
  * ends and backdated to its start, under the caller's current span. It gets
  * what Effect's own spans get from where they are made: the annotations and
  * links of `Effect.annotateSpans`/`Effect.linkSpans`, span timing, and the
@@ -70,25 +143,21 @@ const askIdOf = (request: unknown): string => {
  * spans not nesting under this one.
  */
 const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome: AskOutcome): void => {
-  const tracer = watch.tracer
+  const view = watch.view
+  const tracer = view.tracer
   if (tracer === undefined) return
-  const fiber = watch.caller
-  const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
-  const links = fiber.getRef(References.TracerSpanLinks)
   const span = tracer.span({
     name: spanName,
-    parent,
+    parent: view.parent,
     annotations: Context.empty(),
     // A span may add links to its own array: it gets a copy, never the fiber's.
-    links: links.length === 0 ? [] : links.slice(),
+    links: view.links.length === 0 ? [] : view.links.slice(),
     startTime: watch.startTime,
     kind: "internal",
     root: false,
-    // As Effect's spans: an unsampled parent, or a trace level under the minimum, leaves it unsampled.
-    sampled: (parent._tag === "None" || parent.value.sampled) &&
-      !LogLevel.isGreaterThan(fiber.getRef(Tracer.MinimumTraceLevel), fiber.getRef(Tracer.CurrentTraceLevel))
+    sampled: view.sampled
   })
-  const annotations = fiber.getRef(References.TracerSpanAnnotations)
+  const annotations = view.annotations
   for (const key in annotations) span.attribute(key, annotations[key])
   // The request may not even decode: read what it has.
   const { agent, questions } = (watch.request ?? {}) as { agent?: { id?: unknown }; questions?: unknown }
@@ -97,7 +166,7 @@ const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome:
   if (Array.isArray(questions)) span.attribute("ask.questions", questions.length)
   span.attribute("ask.outcome", outcome)
   if (watch.surface !== undefined) span.attribute("ask.surface", watch.surface)
-  span.end(watch.spanClock?.currentTimeNanosUnsafe() ?? 0n, exit)
+  span.end(view.spanClock?.currentTimeNanosUnsafe() ?? 0n, exit)
 }
 
 /**
@@ -150,14 +219,14 @@ export class AskEvents {
 }
 
 /**
- * The tracer an ask on `fiber` makes its span with: none when tracing is off
- * or the tracer is Effect's default one, which keeps its spans in memory and
+ * The tracer an ask makes its span with: none when tracing is off or the
+ * tracer is Effect's default one, which keeps its spans in memory and
  * exports them nowhere (closing 100,000 asks would make 100,000 spans that
  * nobody sees).
  */
-const spanTracer = (fiber: FiberView): Tracer.Tracer | undefined => {
-  if (!fiber.getRef(References.TracerEnabled)) return undefined
-  const tracer = fiber.getRef(Tracer.Tracer)
+const spanTracer = (context: Context.Context<never>): Tracer.Tracer | undefined => {
+  if (!Context.get(context, References.TracerEnabled)) return undefined
+  const tracer = Context.get(context, Tracer.Tracer)
   return tracer === Tracer.nativeTracer ? undefined : tracer
 }
 
@@ -167,11 +236,9 @@ const spanTracer = (fiber: FiberView): Tracer.Tracer | undefined => {
  * is pending: the id is made, and the span recorded, when first needed.
  */
 export class AskWatch {
-  /** The tracer of the ask's span; undefined when the ask gets no span. */
-  readonly tracer: Tracer.Tracer | undefined
-  /** The clock that times the span; undefined without a span or with span timing off. */
-  readonly spanClock: Clock.Clock | undefined
-  /** When the ask started by `spanClock`, in nanos; 0 without it, as Effect's untimed spans. */
+  /** What the ask takes from its caller's context, which does not change while it runs. */
+  readonly view: ContextView
+  /** When the ask started by the span's clock, in nanos; 0 without one, as Effect's untimed spans. */
   readonly startTime: bigint
   /** Clock millis when the ask reached a provider; undefined before. */
   reachedAt: number | undefined
@@ -179,13 +246,14 @@ export class AskWatch {
   surface: string | undefined
   #id: string | undefined
 
-  constructor(readonly request: AskUserQuestionRequest, readonly events: AskEvents, readonly caller: FiberView) {
-    // Read once here, not again when the span is made: the caller's context does not change.
-    this.tracer = spanTracer(caller)
-    this.spanClock = this.tracer !== undefined && caller.getRef(References.TracerTimingEnabled)
-      ? caller.getRef(Clock.Clock)
-      : undefined
-    this.startTime = this.spanClock?.currentTimeNanosUnsafe() ?? 0n
+  constructor(
+    readonly request: AskUserQuestionRequest,
+    readonly events: AskEvents,
+    readonly caller: FiberView,
+    views: ContextViews
+  ) {
+    this.view = views.of(caller.context)
+    this.startTime = this.view.spanClock?.currentTimeNanosUnsafe() ?? 0n
   }
 
   /** The request's `id`, else one made for this ask. */
@@ -196,7 +264,7 @@ export class AskWatch {
   /** The ask reached a provider: count it pending and publish `Asked`. */
   asked(): void {
     const fiber = this.caller
-    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const now = this.view.clock.currentTimeMillisUnsafe()
     this.reachedAt = now
     metrics.pending.modifyUnsafe(1, fiber.context)
     if (this.events.subscribers > 0) {
@@ -214,7 +282,7 @@ export class AskWatch {
     recordSpan(this, exit, outcome)
     askCounter(outcome).modifyUnsafe(1, fiber.context)
     if (this.reachedAt === undefined) return
-    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const now = this.view.clock.currentTimeMillisUnsafe()
     const millis = now - this.reachedAt
     metrics.pending.modifyUnsafe(-1, fiber.context)
     metrics.answerMillis.updateUnsafe(millis, fiber.context)

@@ -28,7 +28,7 @@ import {
   surfaceOf,
   type UserInteractionProvider
 } from "../UserInteractionProvider.js"
-import { AskEvents, AskWatch } from "./askTelemetry.js"
+import { AskEvents, AskWatch, ContextViews } from "./askTelemetry.js"
 import {
   AskAborted,
   AskTimeout,
@@ -88,6 +88,7 @@ export const makeSeam = (
   pubsub: PubSub.PubSub<AskEvent>
 ): { readonly seam: Seam; readonly close: Effect.Effect<void> } => {
   const events = new AskEvents(pubsub)
+  const views = new ContextViews()
   const slot = new Slot(toMillis(options.handover))
   const timeoutMillis = toMillis(options.timeout)
   const withTimeout = (pending: PendingAsk, registration: Registration) => {
@@ -106,7 +107,7 @@ export const makeSeam = (
   // is synchronous and runs no effect, so it need not run uninterruptibly (one step fewer).
   const ask = (request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
     Effect.withFiber((fiber) => {
-      const pending = new PendingAsk(slot, request, events, fiber)
+      const pending = new PendingAsk(slot, request, events, fiber, views)
       return Effect.onExitPrimitive(askWatched(pending), pending.settled.bind(pending), true)
     })
 
@@ -194,8 +195,14 @@ class PendingAsk extends AskWatch implements EventListenerObject {
   deadline: number | undefined
   resumeWaiter: ((successor: Registration | undefined) => void) | undefined
 
-  constructor(readonly slot: Slot, request: AskUserQuestionRequest, events: AskEvents, caller: Fiber.Fiber<unknown, unknown>) {
-    super(request, events, caller)
+  constructor(
+    readonly slot: Slot,
+    request: AskUserQuestionRequest,
+    events: AskEvents,
+    caller: Fiber.Fiber<unknown, unknown>,
+    views: ContextViews
+  ) {
+    super(request, events, caller, views)
   }
 
   /** The request's signal aborted: take the provider's prompt down, or stop waiting for a successor. */
