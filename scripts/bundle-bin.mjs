@@ -36,6 +36,6 @@ await build({
   banner: { js: "import { createRequire as __askUserRequire } from 'node:module'; const require = __askUserRequire(import.meta.url);" },
   plugins: [inlineVersion],
   minify: true,
-  keepNames: true,
+  keepNames: false,
   logLevel: "warning"
 })
