@@ -106,6 +106,28 @@ describe("UserInteraction.events", () => {
       ])
     }))
 
+  it.effect("an interrupted caller's ask settles ASK_ABORTED: its fiber interrupted, or a timeout of its own", () =>
+    Effect.gen(function*() {
+      const seen = yield* record
+      const interrupted = yield* Effect.forkChild(UserInteraction.ask(request("interrupted")), { startImmediately: true })
+      yield* settle
+      yield* TestClock.adjust("2 seconds")
+      yield* Fiber.interrupt(interrupted)
+      const timedOut = yield* Effect.forkChild(UserInteraction.ask(request("caller-timeout")).pipe(Effect.timeout("5 seconds")), {
+        startImmediately: true
+      })
+      yield* settle
+      yield* TestClock.adjust("5 seconds")
+      expect((yield* Effect.flip(Fiber.join(timedOut)))._tag).toBe("TimeoutError")
+      yield* settle
+      expect(shapes(seen)).toEqual([
+        { _tag: "Asked", id: "interrupted", request: wire("interrupted") },
+        { _tag: "Settled", id: "interrupted", outcome: "ASK_ABORTED", millis: 2000 },
+        { _tag: "Asked", id: "caller-timeout", request: wire("caller-timeout") },
+        { _tag: "Settled", id: "caller-timeout", outcome: "ASK_ABORTED", millis: 5000 }
+      ])
+    }).pipe(Effect.provide(UserInteraction.layerWith(named("scripted", () => Effect.never)))))
+
   it.effect("an ask without an id gets one, the same in Asked and Settled; rejected asks send nothing", () =>
     Effect.gen(function*() {
       const seen = yield* record

@@ -126,6 +126,18 @@ describe("span per ask", () => {
     )
   })
 
+  it.effect("an interrupted caller's ask: the span ends interrupted, outcome ASK_ABORTED", () => {
+    const { spans, tracer } = memoryTracer()
+    return Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(UserInteraction.ask({ ...single, id: "go" }), { startImmediately: true })
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.interrupt(fiber)
+      const [span] = byName(spans, "UserInteraction.ask")
+      expect(span?.attributes.get("ask.outcome")).toBe("ASK_ABORTED")
+      expect(span?.status._tag === "Ended" && Exit.hasInterrupts(span.status.exit)).toBe(true)
+    }).pipe(Effect.provide(UserInteraction.layerWith(provider)), Effect.withTracer(tracer))
+  })
+
   it.effect("an ask the seam rejects still gets a span with its outcome", () => {
     const { spans, tracer } = memoryTracer()
     return Effect.gen(function*() {
@@ -154,13 +166,18 @@ describe("metrics", () => {
       yield* Effect.flip(UserInteraction.ask({ ...single, id: "stop" }))
       yield* Effect.flip(UserInteraction.ask({ questions: [] }))
 
+      // An interrupted caller's ask is counted and leaves the gauge too.
+      const interrupted = yield* Effect.forkChild(UserInteraction.ask({ ...single, id: "go" }), { startImmediately: true })
+      yield* Fiber.interrupt(interrupted)
+
       const after = yield* Metric.snapshot
+      expect(series(after, "user_interaction_asks", "ASK_ABORTED")?.state).toMatchObject({ count: 1 })
       expect(series(after, "user_interaction_asks", "answered")?.state).toMatchObject({ count: 1 })
       expect(series(after, "user_interaction_asks", "ASK_CANCELLED")?.state).toMatchObject({ count: 2 })
       expect(series(after, "user_interaction_asks", "EMPTY_QUESTIONS")?.state).toMatchObject({ count: 1 })
       expect(series(after, "user_interaction_pending")?.state).toMatchObject({ value: 0 })
-      // Only asks that reached the provider are timed: 3000 ms, 0 ms, 0 ms.
-      expect(series(after, "user_interaction_answer_millis")?.state).toMatchObject({ count: 3, sum: 3000, min: 0, max: 3000 })
+      // Only asks that reached the provider are timed: 3000 ms, 0 ms, 0 ms, 0 ms.
+      expect(series(after, "user_interaction_answer_millis")?.state).toMatchObject({ count: 4, sum: 3000, min: 0, max: 3000 })
     }).pipe(
       Effect.provide(UserInteraction.layerWith(provider)),
       Effect.provideService(Metric.MetricRegistry, new Map())

@@ -104,11 +104,12 @@ export const makeSeam = (
 
   // Every ask is watched, and reports itself when it ends, whatever ended it. The report is
   // bound rather than wrapped in a closure: a pending ask then holds no scope of this call. It
-  // is synchronous and runs no effect, so it need not run uninterruptibly (one step fewer).
+  // runs uninterruptibly: an interruptible exit hook is skipped when the caller is interrupted,
+  // and an interrupted caller's ask must settle (ASK_ABORTED) like any other.
   const ask = (request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
     Effect.withFiber((fiber) => {
       const pending = new PendingAsk(slot, request, events, fiber, views)
-      return Effect.onExitPrimitive(askWatched(pending), pending.settled.bind(pending), true)
+      return Effect.onExitPrimitive(askWatched(pending), pending.settled.bind(pending))
     })
 
   const askWatched = (pending: PendingAsk): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
