@@ -8,11 +8,12 @@
  * `untyped: a, b` in that comment names packages the block imports that are
  * not installed here (the OTLP exporters); they type-check as `any`.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
+import { removeTempDirs, runWith, tempFiles } from "./cliHarness.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -68,4 +69,30 @@ describe("the TypeScript in the docs", () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 120_000)
+})
+
+describe("the command lines in docs/terminal.md", () => {
+  afterAll(removeTempDirs)
+  const page = readFileSync(join(root, "docs/terminal.md"), "utf8")
+  const [request, keyedAnswers] = Array.from(page.matchAll(/^```json\n([\s\S]*?)^```/gm), (m) => m[1]!)
+  const lineMode = /^printf '([^']*)' \| ask-user request\.json/m.exec(page)?.[1]
+
+  it("the page's sample request, answered by its line-mode example and by its keyed --answers example", async () => {
+    expect(lineMode).toBeDefined()
+    const files = tempFiles({ "request.json": request!, "answers.json": keyedAnswers! })
+    const answered = {
+      answers: [
+        { id: "db", selected: ["SQLite"] },
+        { id: "features", selected: ["auth", "billing"] },
+        { id: "name", selected: [], custom: "ledger" }
+      ]
+    }
+    // The example's printf escapes, as the shell's printf reads them.
+    const piped = await runWith([files["request.json"]!], lineMode!.replaceAll("\\n", "\n"))
+    expect(piped.code).toBe(0)
+    expect(JSON.parse(piped.stdout)).toEqual(answered)
+    const scripted = await runWith(["--answers", files["answers.json"]!, files["request.json"]!])
+    expect(scripted.code).toBe(0)
+    expect(JSON.parse(scripted.stdout)).toEqual(answered)
+  }, 60_000)
 })
