@@ -34,8 +34,8 @@ import {
 
 type Provider = UserInteractionProvider["Service"]
 
-/** Any provider layer; what else it outputs passes through the fanout. */
-type AnyProviderLayer = Layer.Layer<UserInteractionProvider, any, any> | Layer.Layer<any, any, any>
+/** Any layer that provides a `UserInteractionProvider`; what else it outputs passes through the fanout. */
+type AnyProviderLayer = Layer.Layer<UserInteractionProvider, any, any>
 
 /**
  * A human's decision on one surface that ends the whole ask at once: cancel
@@ -138,11 +138,18 @@ export const FanoutProvider = {
     Layer.Services<Layers[number]>
   > =>
     Layer.effectContext(Effect.gen(function*() {
+      // Only an untyped caller gets here with no layer, or one that provides no provider: a
+      // fanout of nothing would leave every ask waiting forever.
+      if (layers.length === 0) return yield* Effect.die(new TypeError("FanoutProvider.layer needs at least one provider layer."))
       let merged = Context.empty() as Context.Context<any>
       const providers: Array<Provider> = []
-      for (const layer of layers) {
+      for (const [index, layer] of layers.entries()) {
         const context: Context.Context<any> = yield* Layer.build(layer)
-        providers.push(Context.get(context as Context.Context<UserInteractionProvider>, UserInteractionProvider))
+        const provider = Context.getOption(context as Context.Context<UserInteractionProvider>, UserInteractionProvider)
+        if (provider._tag === "None") {
+          return yield* Effect.die(new TypeError(`FanoutProvider.layer: layer ${index + 1} provides no UserInteractionProvider.`))
+        }
+        providers.push(provider.value)
         merged = Context.merge(merged, context)
       }
       return Context.add(merged, UserInteractionProvider, fanout(providers))

@@ -3,7 +3,7 @@
  * and the other surfaces are taken down.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { AskDeclined, type AskUserQuestionAnswer, type AskUserQuestionRequest, FanoutProvider, ProviderFailed, ScriptedProvider, UserInteraction, type UserInteractionError, type UserInteractionProvider } from "effect-user-interaction"
 import { WebProvider } from "effect-user-interaction/web"
 import { makeProbe, probeProvider } from "./support/providers.js"
@@ -142,5 +142,21 @@ describe("FanoutProvider", () => {
       const { ask, context } = yield* seam(FanoutProvider.layer(ScriptedProvider.layer(() => Effect.succeed(answered))))
       expect(yield* ask(single)).toEqual(singleAnswer)
       expect(yield* ScriptedProvider.requests.pipe(Effect.provideContext(context))).toHaveLength(1)
+    }))
+
+  it.effect("refuses, as a defect naming the mistake, no layers or a layer that provides no provider", () =>
+    Effect.gen(function*() {
+      class Unrelated extends Context.Service<Unrelated, { readonly n: number }>()("test/Unrelated") {}
+      const unrelated = Layer.succeed(Unrelated, { n: 1 })
+      // @ts-expect-error a layer without a UserInteractionProvider is not a member
+      const typed = () => FanoutProvider.layer(ScriptedProvider.layer(() => Effect.succeed(singleAnswer)), unrelated)
+      expect(typed).toBeTypeOf("function")
+
+      // What an untyped caller (plain JavaScript, an empty spread) can still pass.
+      const untyped = FanoutProvider.layer as (...layers: ReadonlyArray<Layer.Layer<any>>) => Layer.Layer<UserInteractionProvider>
+      const none = yield* Effect.exit(Layer.build(untyped()))
+      expect(Exit.isFailure(none) && String(Cause.squash(none.cause))).toContain("needs at least one provider layer")
+      const notAProvider = yield* Effect.exit(Layer.build(untyped(ScriptedProvider.layer(() => Effect.never), unrelated)))
+      expect(Exit.isFailure(notAProvider) && String(Cause.squash(notAProvider.cause))).toContain("layer 2 provides no UserInteractionProvider")
     }))
 })
