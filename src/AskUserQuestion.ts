@@ -67,7 +67,7 @@ export type Agent = typeof Agent.Type
 export const AskUserQuestionRequest = Schema.Struct({
   questions: Schema.Array(AskUserQuestionItem),
   agent: Schema.optionalKey(Agent),
-  signal: Schema.optionalKey(Schema.instanceOf(AbortSignal)),
+  signal: Schema.optionalKey(Schema.instanceOf(AbortSignal, { expected: "AbortSignal" })),
   id: Schema.optionalKey(Schema.NonEmptyString.check(Schema.isMaxLength(200)))
 }).annotate({ identifier: "AskUserQuestionRequest" })
 

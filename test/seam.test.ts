@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { getEventListeners } from "node:events"
-import { Cause, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AskCancelled,
@@ -38,6 +38,24 @@ describe("UserInteraction.ask", () => {
       const invalid = yield* Effect.flip(UserInteraction.ask({ questions: [{ id: "a", question: "" }] }))
       expect(invalid.code).toBe("INVALID_REQUEST")
       expect(invalid.message).toContain("questions[0].question")
+      expect(yield* ScriptedProvider.requests).toEqual([])
+    }).pipe(Effect.provide(UserInteraction.layerWith(answering(singleAnswer)))))
+
+  it.effect("a request whose getters throw is INVALID_REQUEST, with a tracer on too, and the provider is never called", () =>
+    Effect.gen(function*() {
+      const throwing = (key: string) =>
+        Object.defineProperty({ ...single }, key, {
+          enumerable: true,
+          get: () => {
+            throw new Error(`${key} getter boom`)
+          }
+        }) as typeof single
+      for (const key of ["signal", "questions", "id", "agent"]) {
+        const error = yield* Effect.flip(UserInteraction.ask(throwing(key)).pipe(Effect.withTracer(Tracer.make({ span: (o) => new Tracer.NativeSpan(o) }))))
+        expect([key, error.code]).toEqual([key, "INVALID_REQUEST"])
+      }
+      const wrongSignal = yield* Effect.flip(UserInteraction.ask({ ...single, signal: "soon" as unknown as AbortSignal }))
+      expect(wrongSignal.message).toContain("signal: Expected AbortSignal")
       expect(yield* ScriptedProvider.requests).toEqual([])
     }).pipe(Effect.provide(UserInteraction.layerWith(answering(singleAnswer)))))
 

@@ -67,8 +67,20 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): AskOutcome => {
 const idPrefix = `ask-${crypto.randomUUID().slice(0, 13)}-`
 let idCounter = 0
 
+/**
+ * A field of a request the seam may have refused: a getter or proxy that
+ * throws reads as absent, so that reporting the refusal cannot fail too.
+ */
+const fieldOf = (request: unknown, key: "id" | "agent" | "questions"): unknown => {
+  try {
+    return (request as Record<string, unknown> | null | undefined)?.[key]
+  } catch {
+    return undefined
+  }
+}
+
 const askIdOf = (request: unknown): string => {
-  const id = (request as { id?: unknown } | null | undefined)?.id
+  const id = fieldOf(request, "id")
   return typeof id === "string" && id !== "" ? id : idPrefix + (++idCounter).toString(36)
 }
 
@@ -160,9 +172,11 @@ const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome:
   const annotations = view.annotations
   for (const key in annotations) span.attribute(key, annotations[key])
   // The request may not even decode: read what it has.
-  const { agent, questions } = (watch.request ?? {}) as { agent?: { id?: unknown }; questions?: unknown }
+  const agent = fieldOf(watch.request, "agent") as { readonly id?: unknown } | null | undefined
+  const questions = fieldOf(watch.request, "questions")
   span.attribute("ask.id", watch.id)
-  if (typeof agent?.id === "string") span.attribute("ask.agent.id", agent.id)
+  const agentId = typeof agent === "object" && agent !== null ? fieldOf(agent, "id") : undefined
+  if (typeof agentId === "string") span.attribute("ask.agent.id", agentId)
   if (Array.isArray(questions)) span.attribute("ask.questions", questions.length)
   span.attribute("ask.outcome", outcome)
   if (watch.surface !== undefined) span.attribute("ask.surface", watch.surface)

@@ -34,6 +34,7 @@ import {
   AskTimeout,
   DuplicateProvider,
   HarnessError,
+  InvalidRequest,
   NoProvider,
   ProviderClosed,
   ProviderFailed,
@@ -114,7 +115,13 @@ export const makeSeam = (
 
   const askWatched = (pending: PendingAsk): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
     const request = pending.request
-    const signal = (request as { signal?: unknown } | null | undefined)?.signal
+    let signal: unknown
+    try {
+      signal = (request as { signal?: unknown } | null | undefined)?.signal
+    } catch (cause) {
+      // A getter or proxy that throws: the request cannot be read, as one the decoder refuses.
+      return Effect.fail(new InvalidRequest({ message: `Invalid request: its signal could not be read: ${String(cause)}`, cause }))
+    }
     if (signal instanceof AbortSignal && signal.aborted) return aborted
     const decoded = decodeRequest(request)
     if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
