@@ -41,7 +41,11 @@ export interface PromiseProvider {
  * @since 0.1.0
  */
 export interface UserInteractionClient {
-  /** Registers at once; throws `DuplicateProvider` synchronously. Returns an idempotent disposer. */
+  /**
+   * Registers at once; throws `DuplicateProvider` synchronously, and a
+   * `TypeError` for something that is not a provider or a client already
+   * disposed. Returns an idempotent disposer.
+   */
   registerProvider(provider: PromiseProvider): () => void
   /** Asks through the registered provider, honouring `req.signal`. */
   ask(req: AskUserQuestionRequest): Promise<AskUserQuestionAnswer>
@@ -93,6 +97,11 @@ export const makeUserInteractionClient = (
   let disposed: Promise<void> | undefined
 
   const registerProvider = (provider: PromiseProvider): (() => void) => {
+    // Refused here, not at the first ask, which would fail for a reason far from its cause.
+    if (typeof (provider as Partial<PromiseProvider> | null)?.ask !== "function") {
+      throw new TypeError("registerProvider needs a provider: an object with an ask(request) method.")
+    }
+    if (disposed) throw new TypeError("The client is disposed: it takes no provider.")
     const registration = Scope.forkUnsafe(scope)
     const exit = Effect.runSyncExit(seam.register(fromPromiseProvider(provider)).pipe(Scope.provide(registration)))
     if (Exit.isFailure(exit)) throw toError(exit.cause)

@@ -61,6 +61,17 @@ describe("makeUserInteractionClient", () => {
     await client.dispose()
   })
 
+  it("refuses at once what is not a provider, and any provider once disposed", async () => {
+    const client = makeUserInteractionClient()
+    for (const notAProvider of [null, undefined, {}, { ask: "yes" }]) {
+      expect(() => client.registerProvider(notAProvider as never)).toThrow(TypeError)
+    }
+    // Nothing was registered by the refused calls.
+    expect(await codeOf(client.ask(single))).toBe("NO_PROVIDER")
+    await client.dispose()
+    expect(() => client.registerProvider({ ask: async () => singleAnswer })).toThrow(/disposed/)
+  })
+
   it("rejects bad requests before calling the provider", async () => {
     const client = makeUserInteractionClient()
     const calls: Array<unknown> = []
