@@ -20,7 +20,7 @@ import { inapplicableFlag, type RootFlags } from "../src/cli/flagRules.js"
 import { parseTimeout } from "../src/cli/options.js"
 import { CannotWrite } from "../src/cli/stdout.js"
 import { expiresInProblem, maxExpiresIn } from "../src/durable/expiry.js"
-import { storeUrlProblem } from "../src/durable/storeUrl.js"
+import { shownStoreUrl, storeUrlProblem } from "../src/durable/storeUrl.js"
 
 const millis = (text: string) => Option.map(parseTimeout(text), Duration.toMillis)
 
@@ -68,6 +68,17 @@ describe("ask-user durable flags", () => {
     }
     for (const url of ["sqlite:", "sqlite:   ", "sqlite://", "sqlite:/tmp/", "postgres://", "postgresql://", "postgres:// ", "postgres:", " ", "", "mysql://x"]) {
       expect(storeUrlProblem(url)).toBeTypeOf("string")
+    }
+  })
+})
+
+describe("store URLs in messages", () => {
+  it("show no password, even one holding an @", () => {
+    expect(shownStoreUrl("postgres://agent:s3cret@db.internal:5432/asks")).toBe("postgres://agent:***@db.internal:5432/asks")
+    expect(shownStoreUrl("postgresql://agent:p@ss:w@h/db?sslmode=require")).toBe("postgresql://agent:***@h/db?sslmode=require")
+    expect(shownStoreUrl("MySQL://root:toor@h/db")).toBe("MySQL://root:***@h/db")
+    for (const url of ["postgres://agent@h/db", "postgres://h:5432/db", "sqlite:/var/lib/a:b@c.db", "sqlite::memory:"]) {
+      expect(shownStoreUrl(url)).toBe(url)
     }
   })
 })

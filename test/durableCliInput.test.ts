@@ -59,6 +59,18 @@ describe("ask-user durable commands refuse what cannot work", () => {
   }, 90_000)
 })
 
+describe("ask-user durable commands and a store URL's password", () => {
+  it("never show it: a server that cannot be reached, or a URL of an unsupported kind", async () => {
+    const unreachable = await run(["pending", "--store", "postgres://agent:s3cret@127.0.0.1:1/asks"])
+    expect(unreachable.code).toBe(1)
+    expect(unreachable.stderr).toContain("Cannot open the durable store postgres://agent:***@127.0.0.1:1/asks")
+    const unsupported = await run(["pending", "--store", "mysql://agent:s3cret@h/asks"])
+    expect(unsupported.code).toBe(2)
+    expect(unsupported.stderr).toContain("mysql://agent:***@h/asks")
+    expect(unreachable.stderr + unsupported.stderr).not.toContain("s3cret")
+  }, 60_000)
+})
+
 describe("ask-user durable commands with rows they cannot read", () => {
   it("pending skips them with one warning line each; status names the ask; inbox still serves the rest", async () => {
     const store = makeStore()

@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from "../durable/index.js"
-import { sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
+import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
@@ -58,7 +58,7 @@ const checkedUrl = (url: string): Effect.Effect<string, InvalidRequest> => {
   const problem = storeUrlProblem(url)
   return problem === undefined
     ? Effect.succeed(url)
-    : Effect.fail(new InvalidRequest({ message: `Unsupported store URL "${url}": use ${problem}.` }))
+    : Effect.fail(new InvalidRequest({ message: `Unsupported store URL "${shownStoreUrl(url)}": use ${problem}.` }))
 }
 
 /** The store for one command; a URL naming no database is a usage error (exit 2). */
@@ -69,7 +69,7 @@ const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, Inv
     Layer.catchTag("SqlError", (error) =>
       Layer.effect(
         DurableStore,
-        Effect.fail(new ProviderFailed({ message: `Cannot open the durable store ${url}: ${error.message}`, cause: error }))
+        Effect.fail(new ProviderFailed({ message: `Cannot open the durable store ${shownStoreUrl(url)}: ${error.message}`, cause: error }))
       ))
   )
 

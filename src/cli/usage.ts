@@ -12,6 +12,7 @@ import type * as HelpDoc from "effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { sanitizeLine } from "../internal/sanitize.js"
+import { shownStoreUrl } from "../durable/storeUrl.js"
 import { writeStdout } from "./stdout.js"
 
 /**
@@ -25,7 +26,9 @@ export const describeUsageError = (error: CliError.CliError): string => {
     const what = error.kind === "argument" ? `<${error.option}>` : `--${error.option}`
     if (error.value.length === 0) return `${what} needs a value.`
     const expected = error.expected.replace(/^Expected:?\s*/, "").replace(/\.$/, "")
-    return `${what} ${JSON.stringify(error.value)} is not valid: expected ${expected}.`
+    // A store URL may carry a password.
+    const value = error.option === "store" ? shownStoreUrl(error.value) : error.value
+    return `${what} ${JSON.stringify(value)} is not valid: expected ${expected}.`
   }
   return error.message
 }

@@ -36,7 +36,7 @@ import {
   type SettledStatus
 } from "./AskWorkflow.js"
 import { retryWhileLocked } from "./retryWhileLocked.js"
-import { sqlitePath, storeUrlProblem } from "./storeUrl.js"
+import { shownStoreUrl, sqlitePath, storeUrlProblem } from "./storeUrl.js"
 
 /** Where an ask stands: pending, or how it was settled. @since 0.2.0 */
 export type AskStatus = "pending" | SettledStatus
@@ -131,6 +131,7 @@ export class DurableStore extends Context.Service<DurableStore, {
  * @since 0.2.0
  */
 export class DurableStoreUrlError extends Data.TaggedError("DurableStoreUrlError")<{
+  /** The URL with any password masked (`postgres://user:***@host/db`): errors get logged. */
   readonly url: string
   readonly message: string
 }> {}
@@ -144,7 +145,9 @@ const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlErr
   if (problem !== undefined) {
     return Layer.effect(
       SqlClient.SqlClient,
-      Effect.fail(new DurableStoreUrlError({ url, message: `Unsupported store URL "${url}": use ${problem}.` }))
+      Effect.fail(
+        new DurableStoreUrlError({ url: shownStoreUrl(url), message: `Unsupported store URL "${shownStoreUrl(url)}": use ${problem}.` })
+      )
     )
   }
   const filename = sqlitePath(url)

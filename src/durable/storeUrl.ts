@@ -43,3 +43,12 @@ export const storeUrlProblem = (url: string): string | undefined => {
   if (rest !== undefined) return rest.trim() === "" ? `${forms} (the PostgreSQL URL names no server or database)` : undefined
   return forms
 }
+
+/**
+ * `url` as a message may show it: a password it carries is replaced by
+ * `***` (messages end up in terminals and CI logs).
+ *
+ * @since 0.2.0
+ */
+export const shownStoreUrl = (url: string): string =>
+  url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#]*@/is, "$1:***@")
