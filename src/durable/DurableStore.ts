@@ -311,28 +311,59 @@ export const notPendingMessage = (record: AskRecord): string => {
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
-  const find = (id: string) =>
-    sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`.pipe(
-      Effect.map((rows) => rows.length === 0 ? undefined : toRecord(rows[0]!)),
-      Effect.orDie
+  /**
+   * Records the expiry of every pending ask whose deadline has passed. The
+   * engine's clock does this only while some process runs the engine; without
+   * this, an ask past its deadline stayed pending while no agent ran, and an
+   * answer to it was taken. Read first, so that a store with nothing overdue
+   * (the usual case, polled by every inbox) takes no write lock.
+   */
+  const expireOverdue = Effect.suspend(() => {
+    const now = Date.now()
+    return sql<{ readonly id: string }>`SELECT id FROM ${sql(table)}
+      WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ${now}`.pipe(
+      Effect.flatMap((overdue) =>
+        overdue.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql<{ readonly execution_id: string }>`UPDATE ${sql(table)}
+            SET status = 'expired', settled_at = ${now}
+            WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ${now} RETURNING execution_id`
+          // The workflow settles as the engine's own clock would have settled it: ASK_TIMEOUT.
+          for (const row of rows) {
+            yield* completeSettlement(row.execution_id, { status: "expired" }).pipe(Effect.provideContext(engine))
+          }
+        }))
+      )
     )
+  })
+  const findNow = (id: string) =>
+    sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`.pipe(
+      Effect.map((rows) => rows.length === 0 ? undefined : toRecord(rows[0]!))
+    )
+  const find = (id: string) => expireOverdue.pipe(Effect.andThen(findNow(id)), Effect.orDie)
   const settle = (id: string, outcome: Outcome) =>
-    sql.withTransaction(Effect.gen(function*() {
-      const rows = yield* sql<{ readonly execution_id: string }>`UPDATE ${sql(table)}
-        SET status = ${outcome.status}, settled_at = ${Date.now()},
-        answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
-        WHERE id = ${id} AND status = 'pending' RETURNING execution_id`
-      if (rows.length === 0) {
-        const record = yield* find(id)
-        return yield* record === undefined
-          ? Effect.fail(new UnknownAsk({ message: `No ask has the id "${id}".` }))
-          : Effect.fail(new AskNotPending({ message: notPendingMessage(record) }))
-      }
-      // In the same transaction, so the recorded outcome always reaches the workflow.
-      yield* completeSettlement(rows[0]!.execution_id, outcome).pipe(Effect.provideContext(engine))
-    })).pipe(Effect.catchTag("SqlError", Effect.die))
-  const scan = sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)}
-    WHERE status = 'pending' ORDER BY asked_at, id`.pipe(
+    expireOverdue.pipe(
+      Effect.andThen(sql.withTransaction(Effect.gen(function*() {
+        const now = Date.now()
+        const rows = yield* sql<{ readonly execution_id: string }>`UPDATE ${sql(table)}
+          SET status = ${outcome.status}, settled_at = ${now},
+          answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
+          WHERE id = ${id} AND status = 'pending' AND (expires_at IS NULL OR expires_at > ${now})
+          RETURNING execution_id`
+        if (rows.length === 0) {
+          // Its deadline may have passed since the check above: then it expires now.
+          yield* expireOverdue
+          const record = yield* findNow(id)
+          return yield* record === undefined
+            ? Effect.fail(new UnknownAsk({ message: `No ask has the id "${id}".` }))
+            : Effect.fail(new AskNotPending({ message: notPendingMessage(record) }))
+        }
+        // In the same transaction, so the recorded outcome always reaches the workflow.
+        yield* completeSettlement(rows[0]!.execution_id, outcome).pipe(Effect.provideContext(engine))
+      }))),
+      Effect.catchTag("SqlError", Effect.die)
+    )
+  const scan = expireOverdue.pipe(Effect.andThen(sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)}
+    WHERE status = 'pending' ORDER BY asked_at, id`)).pipe(
     Effect.map((rows): PendingScan => {
       const [asks, unreadable] = Arr.partition(rows, (row) => readRow(row))
       return { asks, unreadable }

@@ -50,7 +50,7 @@ export const durableCliSuite = (makeStore: () => Store) => {
     expect(JSON.parse(asker.stdout())).toEqual({ answers: [{ id: "q", selected: ["No"] }] })
   }, 90_000)
 
-  it("the expiry passes while every process is down: the rerun exits 4", async () => {
+  it("the expiry passes while every process is down: status says expired, an answer is refused (exit 5), the rerun exits 4", async () => {
     const store = makeStore()
     // Long enough that a loaded machine still sees the ask pending before it expires.
     const asker = ask(store, "exp-1", "--expires", "10s")
@@ -60,6 +60,11 @@ export const durableCliSuite = (makeStore: () => Store) => {
     const listed = JSON.parse((await run(["pending", "--store", store.url])).stdout.trim())
     expect(Date.parse(listed.expiresAt) - Date.parse(listed.askedAt)).toBe(10_000)
     await untilPast(Date.parse(listed.expiresAt) + 500)
+    // With no agent running, the answerers' commands see the deadline too.
+    expect((await run(["status", "--store", store.url, "exp-1"])).stdout).toContain("\"expired\"")
+    expect((await run(["pending", "--store", store.url])).stdout).toBe("")
+    const late = await run(["answer", "--store", store.url, "exp-1", store.file("late.json", { answers: [{ id: "q", selected: ["Yes"] }] })])
+    expect([late.code, late.stderr]).toEqual([5, expect.stringContaining("it was expired")])
     const rerun = ask(store, "exp-1")
     expect(await rerun.exited).toBe(4)
     expect(rerun.stderr()).toContain("ASK_TIMEOUT")
