@@ -98,7 +98,7 @@ describe("durable asks (in-memory store)", () => {
       expect(yield* UserInteraction.ask(request("j1"))).toEqual(yes)
     }).pipe(Effect.provide(storeWith())))
 
-  it.live("an id asked again with other questions is INVALID_REQUEST, pending or settled; another agent joins", () =>
+  it.live("an id asked again with other questions is INVALID_REQUEST, pending or settled; another agent, or the same questions written otherwise, joins", () =>
     Effect.gen(function*() {
       const inbox = yield* DurableInbox
       const other = { id: "o1", questions: [{ id: "db", question: "Which database?" }] }
@@ -108,9 +108,23 @@ describe("durable asks (in-memory store)", () => {
       expect(refused.code).toBe("INVALID_REQUEST")
       expect(refused.message).toContain("other questions")
       const joined = yield* UserInteraction.ask({ ...request("o1"), agent: { id: "session-2" } }).pipe(Effect.forkChild)
+      // The same questions written otherwise: keys in another order, the default `multiSelect: false`
+      // spelled out, a field the schema does not know.
+      const sameQuestions = [{
+        options: [{ label: "Yes" }, { label: "No" }],
+        multiSelect: false,
+        question: "Deploy?",
+        id: "q",
+        note: "not part of a question"
+      }] as unknown as AskUserQuestionRequest["questions"]
+      const rewritten = yield* UserInteraction.ask({ id: "o1", questions: sameQuestions }).pipe(Effect.forkChild)
       yield* inbox.answer("o1", yes)
       expect(yield* Fiber.join(first)).toEqual(yes)
       expect(yield* Fiber.join(joined)).toEqual(yes)
+      expect(yield* Fiber.join(rewritten)).toEqual(yes)
+      // A multiple choice is another question.
+      const multiple = { id: "o1", questions: [{ ...request("o1").questions[0]!, multiSelect: true }] }
+      expect((yield* failureOf(UserInteraction.ask(multiple))).code).toBe("INVALID_REQUEST")
       expect((yield* failureOf(UserInteraction.ask(other))).code).toBe("INVALID_REQUEST")
     }).pipe(Effect.provide(storeWith())))
 

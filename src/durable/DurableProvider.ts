@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import type { AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
   AskAborted,
   AskCancelled,
@@ -60,12 +60,26 @@ export const outcomeResult = (
 }
 
 /**
+ * What questions mean, to compare two asks: their fields in any key order,
+ * nothing else a caller's objects carry, and `multiSelect: false` the same as
+ * leaving it out (its default).
+ */
+const meaningOf = (questions: ReadonlyArray<AskUserQuestionItem>): string =>
+  canonicalJson(questions.map(({ header, id, multiSelect, options, question }) => ({
+    id,
+    question,
+    header,
+    options: options?.map(({ description, label }) => ({ label, description })),
+    multiSelect: multiSelect === true
+  })))
+
+/**
  * An id asked before with other questions is refused: joining it would hand
  * this caller an answer to questions it did not ask. Only the questions
  * count; a restarted agent may come back under another `agent`.
  */
 const refuseOtherQuestions = (id: string, known: AskRecord | undefined, request: AskUserQuestionRequest) =>
-  known === undefined || canonicalJson(known.request.questions) === canonicalJson(request.questions)
+  known === undefined || meaningOf(known.request.questions) === meaningOf(request.questions)
     ? Effect.void
     : Effect.fail(
       new InvalidRequest({
