@@ -226,25 +226,64 @@ describe("durable asks (in-memory store)", () => {
       expect((yield* inbox.status("v1")).status).toBe("answered")
     }).pipe(Effect.provide(storeWith())))
 
-  it.live("serve takes down a prompt whose ask was settled elsewhere", () =>
+  it.live("serve takes down a prompt whose ask was settled elsewhere, telling its surface how", () =>
     Effect.gen(function*() {
       const inbox = yield* DurableInbox
-      let interrupted = false
-      const hanging = Layer.succeed(
-        (yield* Effect.promise(() => import("effect-user-interaction"))).UserInteractionProvider,
-        { ask: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))) }
+      const { interruptionReason, settledElsewhere, UserInteractionProvider } = yield* Effect.promise(() =>
+        import("effect-user-interaction")
       )
+      // How each served ask's prompt was taken down, as a surface reads it.
+      const takenDown = new Map<string, string>()
+      const hanging = Layer.succeed(UserInteractionProvider, {
+        ask: (asked) =>
+          Effect.never.pipe(Effect.onExit((exit) =>
+            Effect.sync(() => {
+              if (Exit.isSuccess(exit)) return
+              const elsewhere = settledElsewhere(exit.cause)
+              const how = elsewhere !== undefined ? `${elsewhere.outcome} in ${elsewhere.surface}` : interruptionReason(exit.cause)
+              takenDown.set(asked.id!, how ?? "interrupted")
+            })
+          ))
+      })
       yield* Effect.scoped(Effect.gen(function*() {
         yield* inbox.serve(hanging)
-        const asker = yield* UserInteraction.ask(request("t1")).pipe(Effect.flip, Effect.forkChild)
-        yield* untilPending("t1")
-        yield* Effect.sleep("600 millis")
-        yield* inbox.decline("t1")
-        expect((yield* Fiber.join(asker)).code).toBe("ASK_DECLINED")
-        while (!interrupted) yield* Effect.sleep("20 millis")
+        const settleElsewhere = [
+          ["t1", inbox.decline("t1"), "ASK_DECLINED in durable"],
+          ["t2", inbox.answer("t2", yes), "answered in durable"],
+          ["t3", inbox.cancel("t3"), "ASK_CANCELLED in durable"]
+        ] as const
+        for (const [id, settle, how] of settleElsewhere) {
+          const asker = yield* UserInteraction.ask(request(id)).pipe(Effect.exit, Effect.forkChild)
+          yield* untilPending(id)
+          yield* Effect.sleep("600 millis")
+          yield* settle
+          yield* Fiber.join(asker)
+          while (!takenDown.has(id)) yield* Effect.sleep("20 millis")
+          expect([id, takenDown.get(id)]).toEqual([id, how])
+        }
       }))
-      expect(interrupted).toBe(true)
     }).pipe(Effect.provide(storeWith())))
+
+  it.live("serve takes down the prompt of an ask that expires as the seam's timeout, not as a withdrawal", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const { interruptionReason, UserInteractionProvider } = yield* Effect.promise(() => import("effect-user-interaction"))
+      let reason: string | undefined
+      const hanging = Layer.succeed(UserInteractionProvider, {
+        ask: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.void), Effect.onExit((exit) =>
+          Effect.sync(() => {
+            if (Exit.isFailure(exit)) reason = interruptionReason(exit.cause) ?? "none"
+          })
+        ))
+      })
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* inbox.serve(hanging)
+        const asker = yield* UserInteraction.ask(request("x1")).pipe(Effect.flip, Effect.forkChild)
+        expect((yield* Fiber.join(asker)).code).toBe("ASK_TIMEOUT")
+        while (reason === undefined) yield* Effect.sleep("20 millis")
+      }))
+      expect(reason).toBe("timeout")
+    }).pipe(Effect.provide(storeWith({ expiresIn: "2 seconds" }))))
 
   it.live("a store URL naming no database fails to build", () =>
     Effect.gen(function*() {

@@ -8,6 +8,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
@@ -17,7 +18,7 @@ import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQu
 import { checkAnswer } from "../AskValidation.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { AskNotPending, type InvalidAnswer, UnknownAsk } from "../UserInteractionError.js"
-import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { AskInterruption, SettledElsewhere, UserInteractionProvider } from "../UserInteractionProvider.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
 
@@ -62,6 +63,26 @@ const toPending = (record: AskRecord): PendingAsk =>
   record.expiresAt === undefined
     ? { id: record.id, request: record.request, askedAt: record.askedAt }
     : { id: record.id, request: record.request, askedAt: record.askedAt, expiresAt: record.expiresAt }
+
+/**
+ * How a served ask's surface learns it was settled outside it: by an answer,
+ * cancel or decline from another process, as a fan-out tells its losers; an
+ * expiry as the seam's timeout; a withdrawal as the agent giving up.
+ */
+const settledBy = (outcome: Exclude<AskStatus, "pending">): Context.Context<never> => {
+  switch (outcome) {
+    case "answered":
+      return Context.make(SettledElsewhere, { surface: "durable", outcome: "answered" })
+    case "cancelled":
+      return Context.make(SettledElsewhere, { surface: "durable", outcome: "ASK_CANCELLED" })
+    case "declined":
+      return Context.make(SettledElsewhere, { surface: "durable", outcome: "ASK_DECLINED" })
+    case "expired":
+      return Context.make(AskInterruption, "timeout")
+    case "aborted":
+      return Context.make(AskInterruption, "aborted")
+  }
+}
 
 /**
  * The inbox service; `DurableInbox.layer` needs a `DurableStore`.
@@ -138,7 +159,21 @@ export class DurableInbox extends Context.Service<DurableInbox, {
 
       const serve = <E, R>(layer: Layer.Layer<UserInteractionProvider, E, R>) =>
         Effect.gen(function*() {
-          const context = yield* Layer.build(UserInteraction.layerWith(layer))
+          // The provider's fiber of each ask served, by ask id: an ask settled elsewhere is taken
+          // down there with how it ended, so the surface can say so ("Answered in another
+          // process.") rather than read it as the agent's withdrawal.
+          const serving = new Map<string, Fiber.Fiber<unknown, unknown>>()
+          const provider = Context.get(yield* Layer.build(layer), UserInteractionProvider)
+          const tracked = UserInteractionProvider.of({
+            ...provider,
+            ask: (request) =>
+              Effect.withFiber((fiber) => {
+                const id = request.id!
+                serving.set(id, fiber)
+                return Effect.ensuring(provider.ask(request), Effect.sync(() => serving.delete(id)))
+              })
+          })
+          const context = yield* Layer.build(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, tracked)))
           const ui = Context.get(context, UserInteraction)
           const asking = yield* FiberMap.make<string>()
           const askOne = (ask: PendingAsk) =>
@@ -158,7 +193,10 @@ export class DurableInbox extends Context.Service<DurableInbox, {
             Stream.runForEach((change) =>
               change._tag === "Asked"
                 ? FiberMap.run(asking, change.ask.id, askOne(change.ask), { onlyIfMissing: true })
-                : FiberMap.remove(asking, change.id)
+                : Effect.suspend(() => {
+                  serving.get(change.id)?.interruptUnsafe(undefined, settledBy(change.outcome))
+                  return FiberMap.remove(asking, change.id)
+                })
             ),
             Effect.forkScoped
           )

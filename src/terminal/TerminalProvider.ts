@@ -102,7 +102,9 @@ const wantsColors = (output: TerminalOutput): boolean => {
 
 /** "Answered in the web page." (the surface's name is the developer's, but shown inert all the same). */
 const elsewhereLine = ({ outcome, surface }: SettledElsewhere["Service"]): string =>
-  `${outcome === "answered" ? "Answered" : "Cancelled"} in ${sanitizeLine(describeSurface(surface))}.`
+  `${outcome === "answered" ? "Answered" : outcome === "ASK_DECLINED" ? "Declined" : "Cancelled"} in ${
+    sanitizeLine(describeSurface(surface))
+  }.`
 
 /**
  * A provider whose asks run one at a time, and are interrupted (prompt taken

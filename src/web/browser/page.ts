@@ -466,7 +466,8 @@ const record = (question: PageQuestion, item: AnswerItem) => {
 const settledPhrase = (resolved: Resolved | undefined): string => {
   if (resolved === undefined) return "settled elsewhere"
   if (resolved.where !== undefined) {
-    return `${resolved.settled === "answered" ? "answered" : "cancelled"} in ${resolved.where}`
+    const how = resolved.settled === "answered" ? "answered" : resolved.settled === "ASK_DECLINED" ? "declined" : "cancelled"
+    return `${how} in ${resolved.where}`
   }
   switch (resolved.outcome) {
     case "answered":
