@@ -8,9 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
-import { makeStore } from "./support/durableCli.js"
+import { ask, makeStore, run, untilStatus } from "./support/durableCli.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
 import { type PostgresServer, startPostgres } from "./support/postgres.js"
+
+const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 
 let server: PostgresServer
 beforeAll(async () => {
@@ -61,4 +63,16 @@ describe("durable asks on PostgreSQL", () => {
     for (const id of recorded[0]!) expect(got.get(id)).toBe("Yes")
     for (const id of recorded[1]!) expect(got.get(id)).toBe("No")
   }, 400_000)
+
+  it("a waiting asker rides out a restart of the database: answered once it is back, stdout only the answer", async () => {
+    const store = makeStore(newDatabase())
+    const asker = ask(store, "restart-1")
+    await untilStatus(store, "restart-1", (status) => status === "pending", asker)
+    // Down long enough that the engine's polls and shard locks fail meanwhile (a second did not).
+    await server.restart(3000)
+    const answered = await run(["answer", "--store", store.url, "restart-1", store.file("yes.json", yes)])
+    expect(answered.code).toBe(0)
+    expect(await asker.exited).toBe(0)
+    expect(asker.stdout()).toBe(`${JSON.stringify(yes)}\n`)
+  }, 120_000)
 })

@@ -19,6 +19,7 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { packageVersion } from "../internal/packageVersion.js"
 import { webFlags } from "./webFlags.js"
 import { acpCommand } from "./acpCommand.js"
@@ -65,7 +66,10 @@ const main = Command.run(askUser, { version: packageVersion }).pipe(
       if (!CliError.isCliError(error)) printFailure(error)
     })
   ),
-  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter)))
+  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter))),
+  // stdout is the answer JSON, or the MCP or ACP protocol: a log line (the durable engine's, say)
+  // goes to stderr.
+  Effect.provideService(Logger.LogToStderr, true)
 )
 
 // Every ending signal restores the terminal and exits 128 + its number (signals.ts).

@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
@@ -26,7 +27,7 @@ import { Digest } from "effect/crypto"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
 import { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { AskNotPending, UnknownAsk } from "../UserInteractionError.js"
+import { AskNotPending, ProviderFailed, UnknownAsk } from "../UserInteractionError.js"
 import {
   AskActivities,
   AskWorkflow,
@@ -87,12 +88,16 @@ export interface PendingScan {
  * @since 0.2.0
  */
 export class DurableStore extends Context.Service<DurableStore, {
-  /** Starts the ask's workflow, or joins it when the id is known, and waits for its outcome. */
+  /**
+   * Starts the ask's workflow, or joins it when the id is known, and waits for
+   * its outcome. A store it cannot reach is waited for, for a minute; then
+   * `ProviderFailed`, the ask still pending.
+   */
   readonly run: (ask: {
     readonly id: string
     readonly request: AskUserQuestionRequest
     readonly expiresIn?: Duration.Input | undefined
-  }) => Effect.Effect<Outcome>
+  }) => Effect.Effect<Outcome, ProviderFailed>
   /** The ask with this id, if any; a row that cannot be read is a defect naming the ask. */
   readonly find: (id: string) => Effect.Effect<AskRecord | undefined>
   /** Every pending ask that can be read, oldest first (unreadable rows are left out). */
@@ -298,6 +303,24 @@ const activitiesLayer = Layer.effect(
   })
 )
 
+/** A store the engine could not reach, while `run` waits for it. */
+class StoreOutage extends Data.TaggedError("StoreOutage")<{ readonly cause: unknown }> {}
+
+/** The engine's errors for a store it cannot reach: the cluster's persistence failures and SQL errors. */
+const isStoreOutage = (defect: unknown): boolean =>
+  Predicate.isTagged(defect, "PersistenceError") || Predicate.isTagged(defect, "SqlError")
+
+/** What went wrong, in a few words: a persistence error's own message is empty. */
+const outageReason = (defect: unknown): string => {
+  let error = defect
+  while (Predicate.isTagged(error, "PersistenceError") && Predicate.hasProperty(error, "cause")) error = error.cause
+  const message = error instanceof Error ? error.message : String(error)
+  return message.split("\n")[0]!.trim() || "no reason given"
+}
+
+/** How long `run` waits for an unreachable store: a try every second, for a minute. */
+const outageRetry = Schedule.spaced("1 second").pipe(Schedule.upTo({ duration: "1 minute" }))
+
 /** The message an answerer gets when the ask was settled before. */
 export const notPendingMessage = (record: AskRecord): string => {
   const how = record.status === "expired"
@@ -377,7 +400,24 @@ const make = Effect.gen(function*() {
       const payload = expiresIn === undefined
         ? base
         : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
-      return AskWorkflow.execute(payload).pipe(Effect.provideContext(engine))
+      return AskWorkflow.execute(payload).pipe(
+        Effect.provideContext(engine),
+        // The engine reports a store it cannot reach (a database restarting) as a defect. The ask
+        // lives on in the store, and executing its workflow again joins it, as a rerun does: so
+        // wait for the store, and only after a minute give up, saying the ask stays pending.
+        Effect.catchDefect((defect) =>
+          isStoreOutage(defect) ? Effect.fail(new StoreOutage({ cause: defect })) : Effect.die(defect)
+        ),
+        Effect.retry({ schedule: outageRetry }),
+        Effect.catchTag("StoreOutage", ({ cause }) =>
+          Effect.fail(
+            new ProviderFailed({
+              message: `The durable store cannot be reached (${outageReason(cause)}); the ask "${id}" stays ` +
+                "pending: ask again with the same id to wait for it.",
+              cause
+            })
+          ))
+      )
     },
     find,
     pending: Effect.map(scan, ({ asks }) => asks),

@@ -34,6 +34,8 @@ export interface PostgresServer {
   readonly url: string
   /** Creates an empty database on the server and returns its URL. */
   readonly createDatabase: (name: string) => string
+  /** Stops the server (fast: clients are disconnected), waits `downMillis`, and starts it again. */
+  readonly restart: (downMillis: number) => Promise<void>
   readonly stop: () => void
 }
 
@@ -52,16 +54,23 @@ export const startPostgres = async (): Promise<PostgresServer> => {
   const data = join(dir, "data")
   const port = await freePort()
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
-  run("pg_ctl", [
-    "-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60",
-    "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
-    "start"
-  ])
+  const start = () =>
+    run("pg_ctl", [
+      "-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60",
+      "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      "start"
+    ])
+  start()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     createDatabase: (name) => {
       execFileSync(join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name], { stdio: "pipe" })
       return `postgres://postgres@127.0.0.1:${port}/${name}`
+    },
+    restart: async (downMillis) => {
+      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
+      await new Promise((resolve) => setTimeout(resolve, downMillis))
+      start()
     },
     stop: () => {
       try {
