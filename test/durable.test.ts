@@ -6,11 +6,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { type AskUserQuestionRequest, ScriptedProvider, UserInteraction } from "effect-user-interaction"
 import { DurableInbox, DurableProvider, type DurableProviderOptions, DurableStore } from "effect-user-interaction/durable"
-import { tempDir } from "./cliHarness.js"
+import { runWith, tempDir } from "./cliHarness.js"
 
 const request = (id: string): AskUserQuestionRequest => ({
   id,
@@ -175,6 +176,23 @@ describe("durable asks (in-memory store)", () => {
       expect(refused.code).toBe("ASK_NOT_PENDING")
       expect(refused.message).toContain("withdrawn")
     }).pipe(Effect.provide(storeWith())))
+
+  it.live("ask-user --durable rerun of a withdrawn ask exits 1 saying so, not 130 (which says the ask stays pending)", () => {
+    const file = join(tempDir(), "asks.db")
+    return Effect.gen(function*() {
+      const controller = new AbortController()
+      const asker = yield* UserInteraction.ask({ ...request("w2"), signal: controller.signal }).pipe(Effect.flip, Effect.forkChild)
+      yield* untilPending("w2")
+      controller.abort()
+      expect((yield* Fiber.join(asker)).code).toBe("ASK_ABORTED")
+      const requestFile = join(tempDir(), "request.json")
+      writeFileSync(requestFile, JSON.stringify({ questions: request("w2").questions }))
+      const rerun = yield* Effect.promise(() => runWith(["--durable", "--store", `sqlite:${file}`, "--ask-id", "w2", requestFile]))
+      expect(rerun.code).toBe(1)
+      expect(rerun.stderr).toContain("ASK_ABORTED: The ask \"w2\" was withdrawn.")
+      expect(rerun.stdout).toBe("")
+    }).pipe(Effect.provide(storeWith(undefined, `sqlite:${file}`)))
+  }, 60_000)
 
   it.live("interrupting the asker ends only its wait: the ask stays pending and a new ask of the id gets the answer", () =>
     Effect.gen(function*() {

@@ -14,6 +14,7 @@ import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQu
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, type UserInteractionError } from "../UserInteractionError.js"
+import type { WithExitCode } from "./exitCodes.js"
 import { parseJsonText } from "./jsonText.js"
 import { type ProviderContext, providerFor, type ProviderFlags } from "./providerFor.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
@@ -81,7 +82,7 @@ export const askAndPrint = (
  *
  * @since 0.1.0
  */
-export const run = (config: AskConfig): Effect.Effect<void, UserInteractionError | CannotWrite> =>
+export const run = (config: AskConfig): Effect.Effect<void, UserInteractionError | CannotWrite | WithExitCode> =>
   Effect.gen(function*() {
     if (Option.isNone(config.file) && process.stdin.isTTY) {
       process.stderr.write("ask-user: reading the request JSON from stdin (end with Ctrl+D; see --help)\n")

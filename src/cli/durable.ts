@@ -106,7 +106,7 @@ export const askDurably = (
     readonly askId?: Option.Option<string> | undefined
     readonly expires?: Option.Option<Duration.Duration> | undefined
   }
-): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite> => {
+): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite | WithExitCode> => {
   const askId = Option.getOrUndefined(flags.askId ?? Option.none())
   const expiresIn = Option.getOrUndefined(flags.expires ?? Option.none())
   const id = askId ?? request.id ?? crypto.randomUUID()
@@ -114,7 +114,11 @@ export const askDurably = (
     if (askId === undefined && request.id === undefined) {
       process.stderr.write(`ask-user: asking durably as ${id} (rerun with --ask-id ${id} to join it)\n`)
     }
-    const answer = yield* UserInteraction.ask({ ...request, id })
+    const answer = yield* UserInteraction.ask({ ...request, id }).pipe(
+      // Here ASK_ABORTED can only mean the ask was withdrawn by its agent, a settled end: 130 would
+      // say "interrupted, the ask stays pending", and a wrapper that reruns on it would loop.
+      Effect.catchTag("AskAborted", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.failure })))
+    )
     yield* printLine("the answer", answer)
     return answer
   }).pipe(
