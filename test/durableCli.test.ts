@@ -11,12 +11,18 @@ import { makeStore, run } from "./support/durableCli.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
 
 describe("ask-user durable commands over a SQLite file", () => {
-  it("pending on a store that does not exist prints nothing, exits 0 and creates nothing", async () => {
+  it("on a store that does not exist, pending prints nothing (exit 0), the others exit 6: none creates it", async () => {
     const store = makeStore()
     const result = await run(["pending", "--store", store.url])
     expect(result).toEqual({ code: 0, stdout: "", stderr: "" })
+    const answerFile = store.file("yes.json", { answers: [{ id: "q", selected: ["Yes"] }] })
+    for (const command of [["status", "a1"], ["answer", "a1", answerFile], ["cancel", "a1"], ["decline", "a1"]]) {
+      const one = await run([command[0]!, "--store", store.url, ...command.slice(1)])
+      expect([command[0], one.code, one.stdout]).toEqual([command[0], 6, ""])
+      expect(one.stderr).toContain("does not exist")
+    }
     expect(existsSync(join(store.dir, "asks.db"))).toBe(false)
-  })
+  }, 60_000)
 
   it("a store another process holds locked past SQLite's busy timeout opens once the lock goes", async () => {
     const store = makeStore()

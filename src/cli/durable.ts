@@ -79,6 +79,18 @@ const quietEngine = Effect.provideService(References.MinimumLogLevel, "Error")
 const withInbox = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provide(DurableInbox.layer.pipe(Layer.provideMerge(storeLayer(url, false)))), quietEngine)
 
+/**
+ * `withInbox`, for a command about one ask: on a SQLite file that does not
+ * exist the ask is unknown, and no store is created (a mistyped path would
+ * otherwise leave an empty store behind and say only "no ask has the id").
+ */
+const withInboxOf = (url: string, id: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+  const file = sqlitePath(url)
+  return file !== undefined && file !== ":memory:" && !existsSync(file)
+    ? Effect.fail(new UnknownAsk({ message: `No ask has the id "${id}": the store ${file} does not exist.` }))
+    : withInbox(url)(effect)
+}
+
 const printLine = (what: string, value: unknown) => writeStdout(what, `${JSON.stringify(value)}\n`)
 
 /**
@@ -178,21 +190,21 @@ export const answer = (config: { readonly store: Option.Option<string>; readonly
       // INVALID_ANSWER, but a bad input here, like a bad file: exit 2 (SPEC), not 1 as for an ask.
       Effect.catchTag("InvalidAnswer", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.badRequest })))
     )
-  }).pipe(withInbox(storeUrl(config.store)))
+  }).pipe(withInboxOf(storeUrl(config.store), config.id))
 
 /** `ask-user cancel ID`. @since 0.2.0 */
 export const cancel = (config: { readonly store: Option.Option<string>; readonly id: string }) =>
-  Effect.flatMap(DurableInbox, (inbox) => inbox.cancel(config.id)).pipe(withInbox(storeUrl(config.store)))
+  Effect.flatMap(DurableInbox, (inbox) => inbox.cancel(config.id)).pipe(withInboxOf(storeUrl(config.store), config.id))
 
 /** `ask-user decline ID`. @since 0.2.0 */
 export const decline = (config: { readonly store: Option.Option<string>; readonly id: string }) =>
-  Effect.flatMap(DurableInbox, (inbox) => inbox.decline(config.id)).pipe(withInbox(storeUrl(config.store)))
+  Effect.flatMap(DurableInbox, (inbox) => inbox.decline(config.id)).pipe(withInboxOf(storeUrl(config.store), config.id))
 
 /** `ask-user status ID`: the status object as JSON, or exit 6. @since 0.2.0 */
 export const status = (config: { readonly store: Option.Option<string>; readonly id: string }) =>
   Effect.flatMap(DurableInbox, (inbox) => inbox.status(config.id)).pipe(
     Effect.flatMap((report) => printLine("the status", report)),
-    withInbox(storeUrl(config.store))
+    withInboxOf(storeUrl(config.store), config.id)
   )
 
 /**
