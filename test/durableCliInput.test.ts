@@ -85,6 +85,8 @@ describe("ask-user durable commands with rows they cannot read", () => {
     insert.run("big", json, Date.now(), 360001796305577408n)
     insert.run("undated", json, Date.now(), 8_640_000_000_000_001)
     insert.run("junk", "not json", Date.now(), null)
+    db.prepare("INSERT INTO ask_user_asks (id, execution_id, request, asked_at, status) VALUES ('bogus', 'x', ?, ?, 'bogus')")
+      .run(json, Date.now())
     db.close()
 
     const listed = await run(["pending", "--store", store.url])
@@ -100,6 +102,13 @@ describe("ask-user durable commands with rows they cannot read", () => {
     expect(status.code).toBe(1)
     expect(status.stderr).toMatch(/^ask-user: .*"big" cannot be read.*\n$/)
     expect((await run(["status", "--store", store.url, "good"])).stdout).toContain("\"pending\"")
+    // A status no version writes is not passed on as one, nor read as an outcome.
+    const bogus = await run(["status", "--store", store.url, "bogus"])
+    expect([bogus.code, bogus.stdout]).toEqual([1, ""])
+    expect(bogus.stderr).toContain('The ask "bogus" cannot be read from the store: its status cannot be read ("bogus" is not a status).')
+    const rerun = await run(["--durable", "--store", store.url, "--ask-id", "bogus", store.requestFile])
+    expect(rerun.code).toBe(1)
+    expect(rerun.stderr).toContain("is not a status")
 
     const inbox = start(["inbox", "--store", store.url, "--no-bell"])
     await inbox.stderrContains("Ship it?")

@@ -237,6 +237,8 @@ interface Row {
   readonly answer: string | null
 }
 
+const statuses: ReadonlySet<string> = new Set<AskStatus>(["pending", "answered", "cancelled", "declined", "expired", "aborted"])
+
 /** A stored time as a date; throws when it is not one (`toISOString` would throw later, far from here). */
 const toDate = (millis: number | string, what: string): Date => {
   const date = new Date(Number(millis))
@@ -262,7 +264,10 @@ const readRow = (row: Row): Result.Result<AskRecord, UnreadableAsk> => {
       request: readPart("request", () => decodeRequest(JSON.parse(row.request))),
       askedAt: toDate(row.asked_at, "time of asking"),
       expiresAt: row.expires_at === null ? undefined : toDate(row.expires_at, "expiry"),
-      status: row.status as AskStatus,
+      status: readPart("status", () => {
+        if (!statuses.has(row.status)) throw new Error(`${JSON.stringify(row.status)} is not a status`)
+        return row.status as AskStatus
+      }),
       answer: row.answer === null ? undefined : readPart("answer", () => decodeAnswer(JSON.parse(row.answer!)))
     })
   } catch (error) {
