@@ -193,10 +193,12 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(result.stderr).toContain("demo agent: database = SQLite")
   })
 
-  it("hostile model text reaches stderr inert in line mode", async () => {
+  it("hostile model text reaches stderr inert in line mode, and the answer JSON on stdout too", async () => {
     const result = await runWith([files["hostile.json"]!], hostile.map(() => "1\n").join(""))
     expect(result.code).toBe(0)
     expect(result.stderr).not.toMatch(unsafeChars)
+    // The labels come back unchanged, their C1 controls and BiDi overrides as JSON escapes.
+    expect(result.stdout).not.toMatch(unsafeChars)
     expect(JSON.parse(result.stdout).answers.map((a: { selected: Array<string> }) => a.selected[0])).toEqual(hostile)
   })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Schema } from "effect"
-import { hasUnsafe, sanitize, sanitizeLine } from "../src/internal/sanitize.js"
+import { hasUnsafe, inertJson, sanitize, sanitizeLine } from "../src/internal/sanitize.js"
 import { hostile } from "./terminalCorpus.js"
 import { unsafeChars } from "./terminalHarness.js"
 
@@ -113,5 +113,18 @@ describe("sanitize", () => {
     const text = chars.join("")
     const out = sanitize(text)
     return !unsafeChars.test(out) && !unsafeChars.test(sanitizeLine(text)) && sanitize(out) === out
+  })
+
+  it("inertJson: JSON that reads back the same, with C1 controls and BiDi overrides as escapes", () => {
+    const value = { answers: [{ id: "q", selected: [], custom: "\x9b2J\u202edesrever\u200b\x7f\u{e0041}ok" }] }
+    const json = inertJson(value)
+    expect(json).toBe(String.raw`{"answers":[{"id":"q","selected":[],"custom":"\u009b2J\u202edesrever\u200b\u007f\udb40\udc41ok"}]}`)
+    expect(JSON.parse(json)).toEqual(value)
+  })
+
+  it.prop("inertJson reads back as the value and holds no unsafe character", [Schema.Array(Schema.String), hostileText], ([texts, chars]) => {
+    const value = { texts, hostile: chars.join("") }
+    const json = inertJson(value)
+    return !unsafeChars.test(json) && JSON.stringify(JSON.parse(json)) === JSON.stringify(value)
   })
 })

@@ -17,6 +17,7 @@ import { InvalidRequest, type UserInteractionError } from "../UserInteractionErr
 import type { WithExitCode } from "./exitCodes.js"
 import { parseJsonText } from "./jsonText.js"
 import { type ProviderContext, providerFor, type ProviderFlags } from "./providerFor.js"
+import { inertJson } from "../internal/sanitize.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
 
 /**
@@ -68,7 +69,7 @@ export const askAndPrint = (
   context: ProviderContext
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite> =>
   UserInteraction.ask(request).pipe(
-    Effect.tap((answer) => writeStdout("the answer", `${JSON.stringify(answer)}\n`)),
+    Effect.tap((answer) => writeStdout("the answer", `${inertJson(answer)}\n`)),
     Effect.provide(
       UserInteraction.layerWith(
         providerFor(flags, context),

@@ -13,7 +13,7 @@ import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQu
 import { askThroughModelTurn } from "./toolScriptedTurn.js"
 import { UserInteraction } from "../UserInteraction.js"
 import type { UserInteractionError } from "../UserInteractionError.js"
-import { sanitizeLine } from "../internal/sanitize.js"
+import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { providerFor, type ProviderFlags } from "./providerFor.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
 
@@ -79,7 +79,7 @@ export const run = (
   config: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration> }
 ): Effect.Effect<void, UserInteractionError | CannotWrite> =>
   askThroughModelTurn(demoRequest).pipe(
-    Effect.tap((answer) => writeStdout("the answer", `${JSON.stringify(answer)}\n`)),
+    Effect.tap((answer) => writeStdout("the answer", `${inertJson(answer)}\n`)),
     Effect.provide(
       UserInteraction.layerWith(
         providerFor(config, { requestOnStdin: false }),

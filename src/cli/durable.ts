@@ -17,7 +17,7 @@ import * as References from "effect/References"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from "../durable/index.js"
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
-import { sanitizeLine } from "../internal/sanitize.js"
+import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
@@ -91,7 +91,7 @@ const withInboxOf = (url: string, id: string) => <A, E, R>(effect: Effect.Effect
     : withInbox(url)(effect)
 }
 
-const printLine = (what: string, value: unknown) => writeStdout(what, `${JSON.stringify(value)}\n`)
+const printLine = (what: string, value: unknown) => writeStdout(what, `${inertJson(value)}\n`)
 
 /**
  * One warning line on stderr for each pending row the store cannot read
@@ -161,7 +161,7 @@ const listPending = Effect.gen(function*() {
   const { asks, unreadable } = yield* (yield* DurableStore).scan
   warn(unreadable)
   const lines = asks.map((ask) =>
-    JSON.stringify({
+    inertJson({
       id: ask.id,
       ...(ask.request.agent === undefined ? {} : { agent: ask.request.agent }),
       questions: ask.request.questions,

@@ -61,3 +61,14 @@ export const sanitize = (text: string): string => text.replace(unsafe, visible)
 
 /** `sanitize` for one line of a menu: newlines and tabs become spaces too. */
 export const sanitizeLine = (text: string): string => sanitize(text).replace(/[\n\t]/g, " ")
+
+/**
+ * `value` as one line of JSON safe to print on a terminal: every character
+ * `sanitize` would replace is written as a JSON `\u` escape instead, so the
+ * JSON reads back the same while a C1 control or a BiDi override in an
+ * answer or a listed question stays inert on the screen. (`JSON.stringify`
+ * escapes only C0 controls.)
+ */
+export const inertJson = (value: unknown): string =>
+  JSON.stringify(value).replace(unsafe, (char) =>
+    Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""))
