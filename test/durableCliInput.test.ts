@@ -42,6 +42,15 @@ describe("ask-user durable commands refuse what cannot work", () => {
     expect(await asker.exited).toBe(3)
   }, 90_000)
 
+  it("an --ask-id of 201 characters is a usage error that says what an id may be", async () => {
+    const store = makeStore()
+    const long = "x".repeat(201)
+    expectUsageError(
+      await run(["--durable", "--store", store.url, "--ask-id", long, store.requestFile]),
+      `--ask-id "${long}" is not valid: expected an id of 1 to 200 characters.`
+    )
+  })
+
   it("a store URL naming no database is a usage error, from --store or ASK_USER_STORE", async () => {
     const store = makeStore()
     for (const url of ["sqlite:", "sqlite:  ", "sqlite://", "postgres://", "postgresql://", " "]) {

@@ -65,7 +65,7 @@ export const durableFlags = {
     Flag.withMetavar("ID"),
     Flag.filterMap(
       (id) => id.length > 0 && id.length <= 200 ? Option.some(id) : Option.none(),
-      () => "Invalid ask id: use 1 to 200 characters."
+      () => "an id of 1 to 200 characters"
     ),
     Flag.withDescription("With --durable: the ask's id (default: a random one, printed on stderr)."),
     Flag.optional
