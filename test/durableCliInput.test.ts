@@ -68,6 +68,20 @@ describe("ask-user durable commands refuse what cannot work", () => {
   }, 90_000)
 })
 
+describe("ask-user inbox in line mode", () => {
+  it("ends PROVIDER_CLOSED (exit 1) once its input has ended, leaving the ask pending", async () => {
+    const store = makeStore()
+    const asker = ask(store, "eof-1")
+    await untilStatus(store, "eof-1", (status) => status === "pending", asker)
+    const inbox = start(["inbox", "--store", store.url, "--no-bell"])
+    inbox.child.stdin!.end()
+    expect(await inbox.exited).toBe(1)
+    expect(inbox.stderr()).toContain("PROVIDER_CLOSED: Input ended")
+    expect(JSON.parse((await run(["status", "--store", store.url, "eof-1"])).stdout)).toEqual({ id: "eof-1", status: "pending" })
+    await killHard(asker)
+  }, 60_000)
+})
+
 describe("ask-user durable commands and a store URL's password", () => {
   it("never show it: a server that cannot be reached, or a URL of an unsupported kind", async () => {
     const unreachable = await run(["pending", "--store", "postgres://agent:s3cret@127.0.0.1:1/asks"])

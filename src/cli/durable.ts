@@ -19,7 +19,7 @@ import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from 
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
-import { InvalidRequest, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
+import { InvalidRequest, ProviderClosed, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
@@ -217,5 +217,16 @@ export const inbox = (config: WebFlags & { readonly store: Option.Option<string>
     warn((yield* (yield* DurableStore).scan).unreadable)
     const inbox = yield* DurableInbox
     yield* inbox.serve(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false }))
-    return yield* Effect.never
+    // In line mode the terminal reads its answers from stdin: once that has ended, nothing more can
+    // be answered here (a web page, with --web, still can).
+    return yield* !config.web && process.stdin.isTTY !== true ? inputEnded : Effect.never
   }).pipe(Effect.scoped, withInbox(storeUrl(config.store)))
+
+/** Fails `PROVIDER_CLOSED` once stdin has been read to its end. */
+const inputEnded = Effect.callback<never, ProviderClosed>((resume) => {
+  const ended = () =>
+    resume(Effect.fail(new ProviderClosed({ message: "Input ended: no more asks can be answered on it; they stay pending." })))
+  if (process.stdin.readableEnded) return ended()
+  process.stdin.once("end", ended)
+  return Effect.sync(() => void process.stdin.off("end", ended))
+})
