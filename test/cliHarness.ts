@@ -20,12 +20,32 @@ export interface Run {
   readonly stderrContains: (text: string) => Promise<void>
 }
 
+/** The programs `start` ran that have not exited yet. */
+const running = new Set<ChildProcess>()
+
+/**
+ * Kills (SIGKILL, with their process groups) the programs `start` ran that
+ * are still running: a test that fails half-way leaves none behind.
+ */
+export const killStarted = (): void => {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid!, "SIGKILL")
+    } catch {
+      // Gone already.
+    }
+  }
+  running.clear()
+}
+
 export const start = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv } = {}): Run => {
   const child = spawn(process.execPath, [program, ...args], {
     detached: true, // a new session: no controlling terminal, so /dev/tty cannot be opened
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1", ...options.env }
   })
+  running.add(child)
+  child.once("exit", () => running.delete(child))
   let out = ""
   let err = ""
   const waiters = new Set<() => void>()
