@@ -29,6 +29,13 @@ const provider = ScriptedProvider.layer((request) =>
   request.id === "stop" ? Effect.fail(new AskCancelled()) : Effect.as(Effect.sleep("3 seconds"), singleAnswer)
 )
 
+/** Runs a test's asks on a seam whose provider answers at once, spans going to `tracer`. */
+const answeredUnder = (tracer: Tracer.Tracer) => <A, E>(self: Effect.Effect<A, E, UserInteraction>) =>
+  self.pipe(
+    Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.succeed(singleAnswer)))),
+    Effect.withTracer(tracer)
+  )
+
 describe("span per ask", () => {
   it.effect("an answered ask: one span under the caller's, with its attributes, ended with the answer", () => {
     const { spans, tracer } = memoryTracer()
@@ -96,10 +103,7 @@ describe("span per ask", () => {
         Effect.provideService(Tracer.MinimumTraceLevel, "Warn")
       )
       expect(byName(spans, "UserInteraction.ask").map((span) => span.sampled)).toEqual([true, true, false])
-    }).pipe(
-      Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.succeed(singleAnswer)))),
-      Effect.withTracer(tracer)
-    )
+    }).pipe(answeredUnder(tracer))
   })
 
   it.effect("asks from one fiber in changing contexts each take their own: parent, annotations, timing", () => {
@@ -120,10 +124,7 @@ describe("span per ask", () => {
       expect(parents.map((parent, i) => parent === [a1, b, undefined, a2, undefined][i])).toEqual([true, true, true, true, true])
       expect(asks.map((span) => span.attributes.get("round"))).toEqual([undefined, undefined, 3, undefined, undefined])
       expect(asks.map((span) => span.status._tag === "Ended" && span.status.endTime > 0n)).toEqual([true, true, false, true, true])
-    }).pipe(
-      Effect.provide(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.succeed(singleAnswer)))),
-      Effect.withTracer(tracer)
-    )
+    }).pipe(answeredUnder(tracer))
   })
 
   it.effect("an interrupted caller's ask: the span ends interrupted, outcome ASK_ABORTED", () => {
