@@ -69,16 +69,21 @@ describe("ask-user durable commands refuse what cannot work", () => {
 })
 
 describe("ask-user inbox in line mode", () => {
-  it("ends PROVIDER_CLOSED (exit 1) once its input has ended, leaving the ask pending", async () => {
+  it("records the answers piped to it, then ends PROVIDER_CLOSED (exit 1) once its input has ended", async () => {
     const store = makeStore()
-    const asker = ask(store, "eof-1")
-    await untilStatus(store, "eof-1", (status) => status === "pending", asker)
+    const first = ask(store, "eof-1")
+    await untilStatus(store, "eof-1", (status) => status === "pending", first)
+    const second = ask(store, "eof-2")
+    await untilStatus(store, "eof-2", (status) => status === "pending", second)
+    // One answer, and the input ends at once: the answer must not be lost to the end.
     const inbox = start(["inbox", "--store", store.url, "--no-bell"])
-    inbox.child.stdin!.end()
+    inbox.child.stdin!.end("1\n")
     expect(await inbox.exited).toBe(1)
     expect(inbox.stderr()).toContain("PROVIDER_CLOSED: Input ended")
-    expect(JSON.parse((await run(["status", "--store", store.url, "eof-1"])).stdout)).toEqual({ id: "eof-1", status: "pending" })
-    await killHard(asker)
+    expect(await first.exited).toBe(0)
+    expect(JSON.parse(first.stdout())).toEqual(yes)
+    expect(JSON.parse((await run(["status", "--store", store.url, "eof-2"])).stdout)).toEqual({ id: "eof-2", status: "pending" })
+    await killHard(second)
   }, 60_000)
 })
 

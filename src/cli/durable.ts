@@ -10,7 +10,9 @@ import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import type * as Duration from "effect/Duration"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
@@ -20,6 +22,7 @@ import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, ProviderClosed, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
+import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
@@ -214,18 +217,71 @@ export const status = (config: { readonly store: Option.Option<string>; readonly
  */
 export const inbox = (config: WebFlags & { readonly store: Option.Option<string>; readonly bell: boolean }) =>
   Effect.gen(function*() {
-    warn((yield* (yield* DurableStore).scan).unreadable)
+    const store = yield* DurableStore
+    warn((yield* store.scan).unreadable)
     const inbox = yield* DurableInbox
-    yield* inbox.serve(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false }))
+    const surface = providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false })
+    // With --web, the page can answer as long as the inbox runs.
+    if (config.web || process.stdin.isTTY === true) {
+      yield* inbox.serve(surface)
+      return yield* Effect.never
+    }
     // In line mode the terminal reads its answers from stdin: once that has ended, nothing more can
-    // be answered here (a web page, with --web, still can).
-    return yield* !config.web && process.stdin.isTTY !== true ? inputEnded : Effect.never
+    // be answered here. The answers it read before the end are recorded first.
+    const prompts = new LinePrompts()
+    yield* inbox.serve(Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, prompts.watch)).pipe(
+      Layer.provide(surface)
+    ))
+    yield* inputEnded
+    yield* prompts.recorded(store)
+    return yield* Effect.fail(
+      new ProviderClosed({ message: "Input ended: no more asks can be answered on it; they stay pending." })
+    )
   }).pipe(Effect.scoped, withInbox(storeUrl(config.store)))
 
-/** Fails `PROVIDER_CLOSED` once stdin has been read to its end. */
-const inputEnded = Effect.callback<never, ProviderClosed>((resume) => {
-  const ended = () =>
-    resume(Effect.fail(new ProviderClosed({ message: "Input ended: no more asks can be answered on it; they stay pending." })))
+/**
+ * The terminal's prompts in line mode: how many are up, and the asks a
+ * person settled there (answered, cancelled, declined), which `serve`
+ * records just after the prompt returns.
+ */
+class LinePrompts {
+  #up = 0
+  readonly #settled = new Set<string>()
+
+  readonly watch = (provider: UserInteractionProvider["Service"]): UserInteractionProvider["Service"] => ({
+    ...provider,
+    ask: (request) =>
+      Effect.suspend(() => {
+        this.#up++
+        return provider.ask(request).pipe(Effect.onExit((exit) =>
+          Effect.sync(() => {
+            this.#up--
+            const settledByPerson = Exit.isSuccess(exit) ||
+              exit.cause.reasons.some((reason) =>
+                Cause.isFailReason(reason) && (reason.error._tag === "AskCancelled" || reason.error._tag === "AskDeclined")
+              )
+            if (settledByPerson && request.id !== undefined) this.#settled.add(request.id)
+          })
+        ))
+      })
+  })
+
+  /** Waits for the prompts up to come down and for what people settled on them to be recorded (at most 10 s). */
+  recorded(store: DurableStore["Service"]): Effect.Effect<void> {
+    const settled = this.#settled
+    const up = () => this.#up
+    return Effect.gen(function*() {
+      while (up() > 0) yield* Effect.sleep("20 millis")
+      for (const id of settled) {
+        while ((yield* store.find(id))?.status === "pending") yield* Effect.sleep("20 millis")
+      }
+    }).pipe(Effect.timeoutOption("10 seconds"), Effect.asVoid)
+  }
+}
+
+/** Completes once stdin has been read to its end. */
+const inputEnded = Effect.callback<void>((resume) => {
+  const ended = () => resume(Effect.void)
   if (process.stdin.readableEnded) return ended()
   process.stdin.once("end", ended)
   return Effect.sync(() => void process.stdin.off("end", ended))
