@@ -95,7 +95,9 @@ describe("ask-user durable commands and a store URL's password", () => {
     const unsupported = await run(["pending", "--store", "mysql://agent:s3cret@h/asks"])
     expect(unsupported.code).toBe(2)
     expect(unsupported.stderr).toContain("mysql://agent:***@h/asks")
-    expect(unreachable.stderr + unsupported.stderr).not.toContain("s3cret")
+    const inQuery = await run(["pending", "--store", "postgres://agent@127.0.0.1:1/asks?password=s3cret"])
+    expect(inQuery.stderr).toContain("postgres://agent@127.0.0.1:1/asks?password=***")
+    expect(unreachable.stderr + unsupported.stderr + inQuery.stderr).not.toContain("s3cret")
   }, 60_000)
 })
 

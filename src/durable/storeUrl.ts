@@ -45,10 +45,14 @@ export const storeUrlProblem = (url: string): string | undefined => {
 }
 
 /**
- * `url` as a message may show it: a password it carries is replaced by
- * `***` (messages end up in terminals and CI logs).
+ * `url` as a message may show it: a password it carries, after the user
+ * name or as a query parameter (`?password=…`, which PostgreSQL's driver
+ * reads), is replaced by `***` (messages end up in terminals and CI logs).
  *
  * @since 0.2.0
  */
 export const shownStoreUrl = (url: string): string =>
-  url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#]*@/is, "$1:***@")
+  url
+    // `scheme://user:password@…`, and a PostgreSQL URL missing its `//`.
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*|postgres(?:ql)?:(?!\/\/)[^/?#@:]*):[^/?#]*@/is, "$1:***@")
+    .replace(/([?&](?:password|passwd|pwd|sslpassword)=)[^&#]*/gi, "$1***")
