@@ -11,7 +11,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { runWithBrokenStdout, start } from "./cliHarness.js"
-import { ask, killHard, makeStore, request, run, untilStatus } from "./support/durableCli.js"
+import { askPending, killHard, makeStore, request, run, untilStatus } from "./support/durableCli.js"
 
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 const day = 86_400_000
@@ -34,8 +34,7 @@ describe("ask-user durable commands refuse what cannot work", () => {
     }
     expect(existsSync(join(store.dir, "asks.db"))).toBe(false)
 
-    const asker = ask(store, "ten-years", "--expires", "3650d")
-    await untilStatus(store, "ten-years", (status) => status === "pending", asker)
+    const asker = await askPending(store, "ten-years", "--expires", "3650d")
     const listed = JSON.parse((await run(["pending", "--store", store.url])).stdout.trim())
     expect(Date.parse(listed.expiresAt) - Date.parse(listed.askedAt)).toBe(3650 * day)
     expect((await run(["cancel", "--store", store.url, "ten-years"])).code).toBe(0)
@@ -71,10 +70,8 @@ describe("ask-user durable commands refuse what cannot work", () => {
 describe("ask-user inbox in line mode", () => {
   it("records the answers piped to it, then ends PROVIDER_CLOSED (exit 1) once its input has ended", async () => {
     const store = makeStore()
-    const first = ask(store, "eof-1")
-    await untilStatus(store, "eof-1", (status) => status === "pending", first)
-    const second = ask(store, "eof-2")
-    await untilStatus(store, "eof-2", (status) => status === "pending", second)
+    const first = await askPending(store, "eof-1")
+    const second = await askPending(store, "eof-2")
     // One answer, and the input ends at once: the answer must not be lost to the end.
     const inbox = start(["inbox", "--store", store.url, "--no-bell"])
     inbox.child.stdin!.end("1\n")
@@ -104,8 +101,7 @@ describe("ask-user durable commands and a store URL's password", () => {
 describe("ask-user durable commands with rows they cannot read", () => {
   it("pending skips them with one warning line each; status names the ask; inbox still serves the rest", async () => {
     const store = makeStore()
-    const asker = ask(store, "good")
-    await untilStatus(store, "good", (status) => status === "pending", asker)
+    const asker = await askPending(store, "good")
     // Rows an older version, a bug or a hand edit could leave behind.
     const db = new DatabaseSync(join(store.dir, "asks.db"))
     const insert = db.prepare(
@@ -156,8 +152,7 @@ describe("ask-user durable ids and answers", () => {
     const store = makeStore()
     const other = store.file("other.json", { questions: [{ id: "db", question: "Which database?" }] })
     const sameWithAgent = store.file("agent.json", { ...request, agent: { id: "session-2" } })
-    const asker = ask(store, "reuse")
-    await untilStatus(store, "reuse", (status) => status === "pending", asker)
+    const asker = await askPending(store, "reuse")
 
     const refused = await run(["--durable", "--store", store.url, "--ask-id", "reuse", other])
     expect(refused.code).toBe(2)

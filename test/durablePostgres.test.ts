@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
-import { ask, makeStore, run, untilStatus } from "./support/durableCli.js"
+import { askPending, makeStore, run } from "./support/durableCli.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
 import { type PostgresServer, startPostgres } from "./support/postgres.js"
 
@@ -66,8 +66,7 @@ describe("durable asks on PostgreSQL", () => {
 
   it("a waiting asker rides out a restart of the database: answered once it is back, stdout only the answer", async () => {
     const store = makeStore(newDatabase())
-    const asker = ask(store, "restart-1")
-    await untilStatus(store, "restart-1", (status) => status === "pending", asker)
+    const asker = await askPending(store, "restart-1")
     // Down long enough that the engine's polls and shard locks fail meanwhile (a second did not).
     await server.restart(3000)
     const answered = await run(["answer", "--store", store.url, "restart-1", store.file("yes.json", yes)])

@@ -42,6 +42,13 @@ export const ask = (store: Store, id: string, ...more: Array<string>): Run => {
   return child
 }
 
+/** Starts a durable asker and waits until its ask is pending; the asker is still waiting. */
+export const askPending = async (store: Store, id: string, ...more: Array<string>): Promise<Run> => {
+  const asker = ask(store, id, ...more)
+  await untilStatus(store, id, (status) => status === "pending", asker)
+  return asker
+}
+
 /**
  * Polls `ask-user status` until the ask's status satisfies `ok`. A status that
  * can no longer change (settled, but not the one awaited) fails at once, and

@@ -11,7 +11,7 @@ import { expect, it } from "@effect/vitest"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { start } from "../cliHarness.js"
-import { ask, killHard, request, run, type Store, untilPast, untilStatus } from "./durableCli.js"
+import { ask, askPending, killHard, request, run, type Store, untilPast, untilStatus } from "./durableCli.js"
 
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 const no = { answers: [{ id: "q", selected: ["No"] }] }
@@ -20,8 +20,7 @@ const no = { answers: [{ id: "q", selected: ["No"] }] }
 export const durableCliSuite = (makeStore: () => Store) => {
   it("kill -9 of the asker: answered from another process while it is down, the rerun prints the answer at once", async () => {
     const store = makeStore()
-    const asker = ask(store, "deploy-1")
-    await untilStatus(store, "deploy-1", (status) => status === "pending", asker)
+    const asker = await askPending(store, "deploy-1")
     await killHard(asker)
 
     const listed = await run(["pending", "--store", store.url])
@@ -42,8 +41,7 @@ export const durableCliSuite = (makeStore: () => Store) => {
 
   it("a live asker wakes when another process answers, in the --answers format", async () => {
     const store = makeStore()
-    const asker = ask(store, "live-1")
-    await untilStatus(store, "live-1", (status) => status === "pending", asker)
+    const asker = await askPending(store, "live-1")
     const answered = await run(["answer", "--store", store.url, "live-1", store.file("a.json", { q: "No" })])
     expect(answered.code).toBe(0)
     expect(await asker.exited).toBe(0)
@@ -73,8 +71,7 @@ export const durableCliSuite = (makeStore: () => Store) => {
 
   it("answer, cancel, decline and status exit 2, 5 and 6 as SPEC says", async () => {
     const store = makeStore()
-    const asker = ask(store, "codes-1")
-    await untilStatus(store, "codes-1", (status) => status === "pending", asker)
+    const asker = await askPending(store, "codes-1")
 
     const badAnswer = await run(["answer", "--store", store.url, "codes-1", store.file("bad.json", { answers: [{ id: "q", selected: ["Maybe"] }] })])
     expect(badAnswer.code).toBe(2)
@@ -120,8 +117,7 @@ export const durableCliSuite = (makeStore: () => Store) => {
 
   it("kill -9 of an answerer while it records: the ask is pending or answered once, never twice", async () => {
     const store = makeStore()
-    const asker = ask(store, "crash-1")
-    await untilStatus(store, "crash-1", (status) => status === "pending", asker)
+    const asker = await askPending(store, "crash-1")
     const yesFile = store.file("yes.json", yes)
     let status = "pending"
     // Kill answerers at growing delays across their start-up and their write.
