@@ -250,11 +250,12 @@ describe("durable asks (in-memory store)", () => {
       const { interruptionReason, settledElsewhere, UserInteractionProvider } = yield* Effect.promise(() =>
         import("effect-user-interaction")
       )
-      // How each served ask's prompt was taken down, as a surface reads it.
+      // Which asks have a prompt up, and how each was taken down, as a surface reads it.
+      const prompted = new Set<string>()
       const takenDown = new Map<string, string>()
       const hanging = Layer.succeed(UserInteractionProvider, {
         ask: (asked) =>
-          Effect.never.pipe(Effect.onExit((exit) =>
+          Effect.suspend(() => (prompted.add(asked.id!), Effect.never)).pipe(Effect.onExit((exit) =>
             Effect.sync(() => {
               if (Exit.isSuccess(exit)) return
               const elsewhere = settledElsewhere(exit.cause)
@@ -272,8 +273,8 @@ describe("durable asks (in-memory store)", () => {
         ] as const
         for (const [id, settle, how] of settleElsewhere) {
           const asker = yield* UserInteraction.ask(request(id)).pipe(Effect.exit, Effect.forkChild)
-          yield* untilPending(id)
-          yield* Effect.sleep("600 millis")
+          // Settled only once its prompt is up: settling it earlier would leave nothing to take down.
+          while (!prompted.has(id)) yield* Effect.sleep("20 millis")
           yield* settle
           yield* Fiber.join(asker)
           while (!takenDown.has(id)) yield* Effect.sleep("20 millis")
@@ -301,7 +302,8 @@ describe("durable asks (in-memory store)", () => {
         while (reason === undefined) yield* Effect.sleep("20 millis")
       }))
       expect(reason).toBe("timeout")
-    }).pipe(Effect.provide(storeWith({ expiresIn: "2 seconds" }))))
+    // Long enough for a loaded machine to put the prompt up before the ask expires.
+    }).pipe(Effect.provide(storeWith({ expiresIn: "4 seconds" }))))
 
   it.live("a store URL naming no database fails to build", () =>
     Effect.gen(function*() {
