@@ -5,11 +5,15 @@
  * 1. `ask_user_question` tool calls answered per second, the client's human
  *    answering at once, for a client of each protocol era (2026-07-28: the
  *    v2 client pinned to it; 2025-11-25: SDK 1.32.2; 2025-06-18: SDK
- *    1.17.5). The bare server is the SDK's own idiom: `serveStdio` and a
+ *    1.17.5), and each server's CPU time per call (from /proc, Linux). The
+ *    bare server is the SDK's own idiom: `serveStdio` and a
  *    write-once handler returning `inputRequired` with the form `ask-user
  *    mcp` sends to that era's client (the SDK's legacy shim pushes it to
  *    2025-era clients) and the same answer text; no seam, no decoding, no
- *    answer checks, no sealed `requestState`.
+ *    answer checks, no sealed `requestState`. Both servers are warmed up
+ *    first (the JIT); then each round measures both back to back, in
+ *    alternating order, and yields one ratio, so a busy moment on the
+ *    machine falls on both sides of it. The table shows medians.
  * 2. The time from spawning the server to its answer to `initialize`, for
  *    both servers started the same way (`node <script>`), in paired runs.
  *
@@ -23,8 +27,8 @@ import { ElicitRequestSchema as Elicit132 } from "@modelcontextprotocol/sdk/type
 import { Client as Client117 } from "mcp-sdk-1-17/client/index.js"
 import { StdioClientTransport as Stdio117 } from "mcp-sdk-1-17/client/stdio.js"
 import { ElicitRequestSchema as Elicit117 } from "mcp-sdk-1-17/types.js"
-import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -83,6 +87,8 @@ const commands = { baseline: (era: Era) => [baselinePath, era], ours: [askUserPa
 
 interface Connected {
   readonly call: () => Promise<Record<string, unknown>>
+  /** The server's process. */
+  readonly pid: number
   readonly close: () => Promise<void>
 }
 
@@ -99,31 +105,38 @@ const connect = async (era: Era, args: ReadonlyArray<string>): Promise<Connected
   if (era === "2026-07-28") {
     const client = new ClientV2(info, { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } })
     client.setRequestHandler("elicitation/create", human as never)
-    await client.connect(new StdioV2(params))
-    return { call: () => client.callTool(callParams, { timeout: 60_000 }), close: () => client.close() }
+    const transport = new StdioV2(params)
+    await client.connect(transport)
+    return { call: () => client.callTool(callParams, { timeout: 60_000 }), pid: transport.pid!, close: () => client.close() }
   }
   if (era === "2025-11-25") {
     const client = new Client132(info, { capabilities })
     client.setRequestHandler(Elicit132, human as never)
-    await client.connect(new Stdio132(params))
-    return { call: () => client.callTool(callParams, undefined, { timeout: 60_000 }), close: () => client.close() }
+    const transport = new Stdio132(params)
+    await client.connect(transport)
+    return { call: () => client.callTool(callParams, undefined, { timeout: 60_000 }), pid: transport.pid!, close: () => client.close() }
   }
   const client = new Client117(info, { capabilities })
   client.setRequestHandler(Elicit117, human as never)
-  await client.connect(new Stdio117(params))
-  return { call: () => client.callTool(callParams, undefined, { timeout: 60_000 }), close: () => client.close() }
+  const transport = new Stdio117(params)
+  await client.connect(transport)
+  return { call: () => client.callTool(callParams, undefined, { timeout: 60_000 }), pid: transport.pid!, close: () => client.close() }
 }
 
-/** Warms a connection up (JIT, the first ask's ping) before it is measured. */
-const warm = async (client: Connected): Promise<Connected> => {
-  for (let i = 0; i < 30; i++) await client.call()
-  return client
+const ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+
+/** CPU seconds (user + system) process `pid` has used so far, from /proc (Linux). */
+const cpuSeconds = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
 }
 
-/** Calls answered per second: `total` calls, `concurrency` in flight at a time. */
-const measure = async (client: Connected, total: number, concurrency: number): Promise<number> => {
+/** `total` calls, `concurrency` in flight at a time: calls answered per second, and the server's CPU µs per call. */
+const measure = async (client: Connected, total: number, concurrency: number) => {
   ;(globalThis as { gc?: () => void }).gc?.()
   let next = 0
+  const cpuBefore = cpuSeconds(client.pid)
   const started = performance.now()
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next++ < total) {
@@ -131,32 +144,43 @@ const measure = async (client: Connected, total: number, concurrency: number): P
       if (result.isError === true) throw new Error(`a call failed: ${JSON.stringify(result.content)}`)
     }
   }))
-  return total / ((performance.now() - started) / 1000)
+  const rate = total / ((performance.now() - started) / 1000)
+  return { rate, cpuMicros: ((cpuSeconds(client.pid) - cpuBefore) * 1e6) / total }
 }
 
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
+type Run = Awaited<ReturnType<typeof measure>>
+
 interface Row {
   readonly era: Era
   readonly concurrency: number
-  readonly baseline: number
-  readonly ours: number
+  readonly baseline: ReadonlyArray<Run>
+  readonly ours: ReadonlyArray<Run>
 }
 
 const rows: Array<Row> = []
-const rounds = 5
+const warmUpCalls = 1_000
+const rounds = 7
+const loads = [[1, 300], [16, 900]] as const
 
 for (const era of eras) {
-  const ours = await warm(await connect(era, commands.ours))
-  const baseline = await warm(await connect(era, commands.baseline(era)))
-  for (const [concurrency, total] of [[1, 50], [16, 150]] as const) {
-    const b: Array<number> = []
-    const o: Array<number> = []
+  const ours = await connect(era, commands.ours)
+  const baseline = await connect(era, commands.baseline(era))
+  for (const client of [ours, baseline]) await measure(client, warmUpCalls, 4)
+  for (const [concurrency, total] of loads) {
+    const b: Array<Run> = []
+    const o: Array<Run> = []
     for (let round = 0; round < rounds; round++) {
-      b.push(await measure(baseline, total, concurrency))
-      o.push(await measure(ours, total, concurrency))
+      if (round % 2 === 0) {
+        b.push(await measure(baseline, total, concurrency))
+        o.push(await measure(ours, total, concurrency))
+      } else {
+        o.push(await measure(ours, total, concurrency))
+        b.push(await measure(baseline, total, concurrency))
+      }
     }
-    rows.push({ era, concurrency, baseline: median(b), ours: median(o) })
+    rows.push({ era, concurrency, baseline: b, ours: o })
   }
   await Promise.all([ours.close(), baseline.close()])
 }
@@ -192,13 +216,18 @@ for (let run = 0; run < startRuns; run++) {
 }
 
 const fmt = (n: number) => n.toFixed(0)
+/** The median over the rounds of ours against the baseline, each round a pair. */
+const paired = (row: Row, pick: (run: Run) => number) => median(row.ours.map((run, i) => pick(run) / pick(row.baseline[i]!)))
 process.stdout.write(
-  "| client era | calls in flight | bare v2 SDK server (calls/s) | ask-user mcp (calls/s) | ask-user / bare |\n" +
-    "|---|---:|---:|---:|---:|\n" +
+  "| client era | calls in flight | bare v2 SDK server: calls/s | CPU µs per call | ask-user mcp: calls/s | CPU µs per call | paired rate ratio | paired CPU ratio |\n" +
+    "|---|---:|---:|---:|---:|---:|---:|---:|\n" +
     rows.map((r) =>
-      `| ${r.era} | ${r.concurrency} | ${fmt(r.baseline)} | ${fmt(r.ours)} | ${(r.ours / r.baseline).toFixed(2)} |`
+      `| ${r.era} | ${r.concurrency} | ${fmt(median(r.baseline.map((x) => x.rate)))} | ${fmt(median(r.baseline.map((x) => x.cpuMicros)))} | ` +
+      `${fmt(median(r.ours.map((x) => x.rate)))} | ${fmt(median(r.ours.map((x) => x.cpuMicros)))} | ` +
+      `${paired(r, (x) => x.rate).toFixed(2)}× | ${paired(r, (x) => x.cpuMicros).toFixed(2)}× |`
     ).join("\n") + "\n\n" +
-    `Median of ${rounds} alternating rounds over stdio; every call is a 3-question form answered at once by the client.\n\n` +
+    `${warmUpCalls} warm-up calls per server and era, then ${rounds} paired rounds of ${loads.map(([c, n]) => `${n} calls ${c} at a time`).join(" and ")}; ` +
+    "every call is a 3-question form answered at once by the client; medians over the rounds.\n\n" +
     "| start-up to the `initialize` answer | bare v2 SDK server (ms) | ask-user mcp (ms) | ask-user / bare |\n" +
     "|---|---:|---:|---:|\n" +
     `| median of ${startRuns} paired runs | ${fmt(median(startBaseline))} | ${fmt(median(startOurs))} | ${

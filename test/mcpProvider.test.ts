@@ -4,8 +4,8 @@
  * `InMemoryTransport`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { InMemoryTransport, type JSONRPCMessage, McpServer } from "@modelcontextprotocol/server"
-import { Arbitrary, Effect, Exit, Fiber, ManagedRuntime, Schema, Scope } from "effect"
+import { CLIENT_CAPABILITIES_META_KEY, InMemoryTransport, type JSONRPCMessage, McpServer } from "@modelcontextprotocol/server"
+import { Arbitrary, Effect, Exit, Fiber, Layer, ManagedRuntime, Schema, Scope } from "effect"
 import { Tool } from "effect/ai"
 import { type AskUserQuestionAnswer, AskUserQuestionItem, type AskUserQuestionRequest, AskUserQuestionTool, toElicitationContent, UserInteraction } from "effect-user-interaction"
 import { McpProvider } from "effect-user-interaction/mcp"
@@ -318,6 +318,31 @@ describe("McpProvider timing (fake timers drive the SDK's and the seam's timers)
         ).then(() => "answered", (error: any) => error.data?.reason ?? error.code)
       )
       expect(late).toBe("request_state_already_used")
+    }))
+
+  it.live("2026-07-28: closing the provider's scope interrupts a suspended call's handler and leaves no timer armed", () =>
+    Effect.gen(function*() {
+      yield* fakeTimers
+      const modern = new McpServer({ name: "host", version: "1.0.0" })
+      modern.server.getNegotiatedProtocolVersion = () => "2026-07-28"
+      const ctx = {
+        mcpReq: { id: 7, signal: new AbortController().signal, requestState: () => undefined, inputResponses: undefined,
+          envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { form: {} } } } }
+      } as never
+      let interrupted = false
+      const asks = UserInteraction.ask(single).pipe(
+        Effect.as({ content: [] }),
+        Effect.orDie,
+        Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+      )
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(UserInteraction.layerWith(McpProvider.layer(modern)), scope)
+      const round: any = yield* McpProvider.handleToolCall(ctx, asks).pipe(Effect.provideContext(context))
+      expect(round.resultType).toBe("input_required")
+      expect(vi.getTimerCount()).toBe(1)
+      yield* Scope.close(scope, Exit.void)
+      expect(interrupted).toBe(true)
+      expect(vi.getTimerCount()).toBe(0)
     }))
 
   it.live("the seam's timeout ends the ask with ASK_TIMEOUT and cancels the elicitation on the wire", () =>

@@ -135,6 +135,15 @@ describe("the compiled decoders", () => {
     expect(Result.getOrThrow(checked).answers.map((a) => a.id)).toEqual(request.questions.map((q) => q.id))
   })
 
+  // The seam does not decode again what the package decoded from a tool call or a prompt itself.
+  it.prop("pass what decodeRequestJson decodes, unchanged, to decodeRequest", [requests, Arbitrary.schema(Schema.Json)], ([request, json]) => {
+    const spelled = { ...request, questions: request.questions.map(({ multiSelect, ...q }) => multiSelect === undefined ? q : { ...q, multi_select: multiSelect }) }
+    for (const input of [request, spelled, json]) {
+      const fromJson = decodeRequestJson(input)
+      if (Result.isSuccess(fromJson)) expect(decodeRequest(fromJson.success)).toEqual(fromJson)
+    }
+  })
+
   it.prop("turn any JSON into a result: a request or INVALID_REQUEST / EMPTY_QUESTIONS", [Arbitrary.schema(Schema.Json)], ([json]) => {
     const decoded = decodeRequest(json as never)
     if (Result.isFailure(decoded)) expect(["InvalidRequest", "EmptyQuestions"]).toContain(decoded.failure._tag)

@@ -45,6 +45,7 @@ import { isAbsolute } from "node:path"
 import { AcpProvider } from "./AcpProvider.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
+import { markWellFormed } from "../internal/wellFormed.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed, type UserInteractionError } from "../UserInteractionError.js"
 
@@ -80,7 +81,7 @@ export const requestOfPrompt = (
     return Result.succeed(demoRequest)
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return Result.succeed(demoRequest)
-  return decodeRequestJson(json)
+  return Result.map(decodeRequestJson(json), markWellFormed)
 }
 
 const failureText = (error: HarnessError): string => JSON.stringify(error.toJSON())

@@ -22,6 +22,7 @@ import type * as Stream from "effect/Stream"
 import type { AskEvent } from "../AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, decodeRequest } from "../AskValidation.js"
+import { isWellFormed } from "./wellFormed.js"
 import {
   AskInterruption,
   type InterruptionReason,
@@ -123,8 +124,10 @@ export const makeSeam = (
       return Effect.fail(new InvalidRequest({ message: `Invalid request: its signal could not be read: ${String(cause)}`, cause }))
     }
     if (signal instanceof AbortSignal && signal.aborted) return aborted
-    const decoded = decodeRequest(request)
-    if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+    if (!isWellFormed(request)) {
+      const decoded = decodeRequest(request)
+      if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+    }
     const registration = slot.current
     if (registration === undefined) return Effect.fail(new NoProvider())
     // The decoded copy only proves the request well-formed; the provider gets the caller's object.

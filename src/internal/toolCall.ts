@@ -9,6 +9,7 @@
 import * as Result from "effect/Result"
 import type { Agent, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
+import { markWellFormed } from "./wellFormed.js"
 import {
   AskAborted,
   AskCancelled,
@@ -58,8 +59,12 @@ export const requestFromToolArgs = (
   const picked = pickQuestions(args)
   const input = options.agent !== undefined && isRecord(picked) ? { ...picked, agent: options.agent } : picked
   const decoded = decodeRequestJson(input)
-  if (Result.isFailure(decoded) || options.signal === undefined) return decoded
-  return Result.succeed({ ...decoded.success, signal: options.signal })
+  if (Result.isFailure(decoded)) return decoded
+  const signal = options.signal
+  if (signal === undefined) return Result.succeed(markWellFormed(decoded.success))
+  const request = { ...decoded.success, signal }
+  // A signal that is not one is left for the seam to refuse, naming it.
+  return Result.succeed(signal instanceof AbortSignal ? markWellFormed(request) : request)
 }
 
 const classes: { readonly [Code in ErrorCode]: new(args?: ErrorArgs) => UserInteractionError } = {

@@ -37,7 +37,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
-import { currentForm, fromElicitResult, missingFormSupport, pushElicitation, sendPing } from "./elicit.js"
+import { currentForm, fromElicitResult, missingFormSupport, pushElicitation, sendPing, servesModernEra } from "./elicit.js"
 import { McpToolCall } from "./McpToolCall.js"
 import { McpToolCalls, type ToolCallRequest } from "./McpToolCalls.js"
 
@@ -72,7 +72,7 @@ const providerLayer = (sdk: Server): Layer.Layer<UserInteractionProvider> =>
               const form = currentForm(request)
               return yield* fromElicitResult(request, form, yield* call.requestInput(form.params))
             }
-            if ((sdk.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28") return yield* outsideToolCall
+            if (servesModernEra(sdk)) return yield* outsideToolCall
             const missing = missingFormSupport(sdk.getClientCapabilities())
             if (missing !== undefined) return yield* missing
             yield* takeIdZero

@@ -11,13 +11,15 @@
  * reply to the waiting ask and waits for the handler's next step.
  *
  * `requestState` names the suspended call and its round, sealed with an
- * HMAC under a random key per provider (`requestState.ts`).
- * A state that does not verify (tampered, expired), that was already used
- * (replayed), or that comes back on a call with other arguments than the
- * call it was issued for is refused with the JSON-RPC error `-32602 Invalid
- * or expired requestState`, never answered. A suspended call ends when its handler ends
- * (for example on the seam's `timeout`), when the client cancels a round, or
- * when its state expires; its state is refused from then on.
+ * HMAC under a random key per provider (`requestState.ts`), and a retry is
+ * answered only when it brings back, character for character, the state
+ * issued for its call's current round. Any other state (tampered, expired,
+ * already used, or sealed elsewhere), or one that comes back on a call with
+ * other arguments than the call it was issued for, is refused with the
+ * JSON-RPC error `-32602 Invalid or expired requestState`, never answered.
+ * A suspended call ends when its handler ends (for example on the seam's
+ * `timeout`), when the client cancels a round, or when its state expires;
+ * its state is refused from then on.
  *
  * @since 0.2.0
  */
@@ -34,18 +36,16 @@ import {
   type Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
-import { createHash } from "node:crypto"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
+import { servesModernEra } from "./elicit.js"
 import { type ElicitReply, McpToolCall } from "./McpToolCall.js"
-import { canonicalJson } from "../internal/canonicalJson.js"
+import { sameJson } from "../internal/sameJson.js"
 import { makeRequestStateCodec } from "./requestState.js"
 
 /** What a 2026-07-28 client echoes back: which suspended call, and which of its rounds. */
@@ -58,7 +58,7 @@ interface RoundState {
 interface Need {
   readonly _tag: "Need"
   readonly form: ElicitRequestFormParams
-  readonly reply: Deferred.Deferred<ElicitReply>
+  readonly reply: (reply: ElicitReply) => void
 }
 
 /** What ends a round: the handler's own end, or a form for the client. */
@@ -67,14 +67,19 @@ type Step = Need | { readonly _tag: "Done"; readonly exit: Exit.Exit<CallToolRes
 /** A tool call whose handler is still running between the client's retries. */
 interface Suspended {
   readonly id: string
-  /** The digest of the call's tool name and arguments: a retry must repeat them. */
-  readonly digest: string
-  readonly steps: Queue.Queue<Step>
+  /** The call's tool name and arguments: a retry must repeat them. */
+  readonly request: ToolCallRequest | undefined
   fiber: Fiber.Fiber<void> | undefined
   round: number
+  /** The `requestState` the client holds for the current round. */
+  state: string | undefined
   /** The form the client holds, between rounds. */
   pending: Need | undefined
-  expiry: Fiber.Fiber<void> | undefined
+  /** A step the handler took while no `tools/call` of this call was waiting for one. */
+  step: Step | undefined
+  /** The `tools/call` waiting for the handler's next step. */
+  waiter: ((step: Step) => void) | undefined
+  expiry: ReturnType<typeof setTimeout> | undefined
 }
 
 /** The key of the one input request a round carries. */
@@ -85,9 +90,6 @@ const inputKey = "ask"
  * waits for the client's retry when no seam `timeout` ends it sooner.
  */
 const stateTtl = Duration.hours(24)
-
-/** The 2026-07-28 revision and later: no server-to-client requests. Revision names are ISO dates. */
-const servesModernEra = (server: Server): boolean => (server.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28"
 
 const reasons = {
   invalid: "invalid_request_state",
@@ -107,23 +109,59 @@ export interface ToolCallRequest {
   readonly params: { readonly name: string; readonly arguments?: unknown }
 }
 
-/** What a retry must repeat of its call: the tool's name and arguments (nothing when not given). */
-const digestOf = (request: ToolCallRequest | undefined): string =>
-  request === undefined
-    ? ""
-    : createHash("sha256").update(canonicalJson([request.params.name, request.params.arguments ?? {}])).digest("base64url")
+/** Whether `retry` repeats the tool name and arguments of the call `original` (nothing to compare when either is not given). */
+const repeats = (original: ToolCallRequest | undefined, retry: ToolCallRequest | undefined): boolean =>
+  original === undefined || retry === undefined ||
+  (original.params.name === retry.params.name && sameJson(original.params.arguments ?? {}, retry.params.arguments ?? {}))
 
-/** Interrupts `self` when `signal` aborts (the client cancelled the request, or the connection closed). */
+/**
+ * Interrupts the fiber running `self` when `signal` aborts (the client
+ * cancelled the request, or the connection closed) while `self` runs: a
+ * listener on the signal, not a race, which would fork two fibers per call.
+ */
 const interruptOnAbort = (signal: AbortSignal) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.raceFirst(
-    self,
-    Effect.callback<never>((resume) => {
-      const onAbort = () => resume(Effect.interrupt)
-      if (signal.aborted) return onAbort()
-      signal.addEventListener("abort", onAbort, { once: true })
-      return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-    })
-  )
+  Effect.withFiber((fiber) => {
+    if (signal.aborted) return Effect.interrupt
+    const onAbort = () => fiber.interruptUnsafe()
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.ensuring(self, Effect.sync(() => signal.removeEventListener("abort", onAbort)))
+  })
+
+/**
+ * The handler's next step, taken by the `tools/call` whose request `signal`
+ * belongs to; interrupted when that signal aborts (the client cancelled the
+ * request, or the connection closed). One callback, not a queue raced
+ * against the signal: it runs twice per retried call.
+ */
+const nextStep = (call: Suspended, signal: AbortSignal): Effect.Effect<Step> =>
+  Effect.callback<Step>((resume) => {
+    const ready = call.step
+    if (ready !== undefined) {
+      call.step = undefined
+      return resume(Effect.succeed(ready))
+    }
+    if (signal.aborted) return resume(Effect.interrupt)
+    const stopWaiting = () => {
+      call.waiter = undefined
+      signal.removeEventListener("abort", onAbort)
+    }
+    const onAbort = () => {
+      stopWaiting()
+      resume(Effect.interrupt)
+    }
+    call.waiter = (step) => {
+      stopWaiting()
+      resume(Effect.succeed(step))
+    }
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(stopWaiting)
+  })
+
+/** Hands `step` to the `tools/call` waiting for it, or keeps it for the next one. */
+const takeStep = (call: Suspended, step: Step): void => {
+  if (call.waiter === undefined) call.step = step
+  else call.waiter(step)
+}
 
 /**
  * Runs the tool handlers of one MCP server (one connection) across protocol
@@ -149,84 +187,92 @@ export class McpToolCalls extends Context.Service<McpToolCalls, {
 }>()("effect-user-interaction/McpToolCalls") {
   /**
    * The runner for `server`'s tool calls; suspended calls are interrupted
-   * when the layer's scope closes.
+   * (their states refused, their timers stopped) when the layer's scope
+   * closes.
    */
   static readonly layer = (server: Server): Layer.Layer<McpToolCalls> =>
     Layer.effect(McpToolCalls, Effect.map(Effect.scope, (scope) => McpToolCalls.of({ handle: makeHandle(server, scope) })))
 }
 
 const makeHandle = (server: Server, scope: Scope.Scope) => {
-  const suspended = new Map<string, Suspended>()
-  const codec = makeRequestStateCodec<RoundState>(Duration.toMillis(stateTtl))
+  const ttlMillis = Duration.toMillis(stateTtl)
+  const codec = makeRequestStateCodec<RoundState>(ttlMillis)
+  /**
+   * The one state each suspended call's client holds, as issued. A retry is
+   * looked up here by the exact text it brings; only a state not found is
+   * opened, to tell one of ours that was used (or dropped) from one that is
+   * not ours at all.
+   */
+  const outstanding = new Map<string, Suspended>()
+
+  /** The call's round is over: its state is refused from now on, and its timer stops. */
+  const withdraw = (call: Suspended): void => {
+    if (call.state !== undefined) outstanding.delete(call.state)
+    call.state = undefined
+    call.pending = undefined
+    if (call.expiry !== undefined) clearTimeout(call.expiry)
+    call.expiry = undefined
+  }
 
   const drop = (call: Suspended): Effect.Effect<void> =>
     Effect.suspend(() => {
-      suspended.delete(call.id)
-      call.pending = undefined
-      return Effect.all([
-        call.expiry === undefined ? Effect.void : Fiber.interrupt(call.expiry),
-        call.fiber === undefined ? Effect.void : Fiber.interrupt(call.fiber)
-      ], { discard: true })
+      withdraw(call)
+      return call.fiber === undefined ? Effect.void : Fiber.interrupt(call.fiber)
     })
 
   /** Waits for the handler's next step and answers the current `tools/call` with it. */
   const round = <E>(ctx: ServerContext, call: Suspended): Effect.Effect<CallToolResult | InputRequiredResult, E> =>
-    Effect.gen(function*() {
-      const step = yield* Queue.take(call.steps).pipe(
-        interruptOnAbort(ctx.mcpReq.signal),
-        Effect.onInterrupt(() => drop(call))
-      )
-      if (step._tag === "Done") {
-        suspended.delete(call.id)
-        return yield* (step.exit as Exit.Exit<CallToolResult, E>)
-      }
-      return yield* ask(call, step)
-    })
+    Effect.flatMap(
+      Effect.onInterrupt(nextStep(call, ctx.mcpReq.signal), () => drop(call)),
+      (step): Effect.Effect<CallToolResult | InputRequiredResult, E> =>
+        step._tag === "Need" ? Effect.succeed(ask(call, step)) : step.exit as Exit.Exit<CallToolResult, E>
+    )
 
   /** Ends the current `tools/call` with `need`'s form and a fresh state for the retry. */
-  const ask = (call: Suspended, need: Need): Effect.Effect<InputRequiredResult> =>
-    Effect.gen(function*() {
-      call.pending = need
-      call.round += 1
-      const requestState = codec.seal({ call: call.id, round: call.round })
-      call.expiry = yield* Effect.forkIn(
-        Effect.sleep(stateTtl).pipe(Effect.andThen(Effect.suspend(() => {
-          // This fiber is the expiry: drop must not interrupt it before it has interrupted the handler.
-          call.expiry = undefined
-          return drop(call)
-        }))),
-        scope
-      )
-      return inputRequired({ inputRequests: { [inputKey]: inputRequired.elicit(need.form) }, requestState })
-    })
+  const ask = (call: Suspended, need: Need): InputRequiredResult => {
+    call.pending = need
+    call.round += 1
+    const requestState = codec.seal({ call: call.id, round: call.round })
+    call.state = requestState
+    outstanding.set(requestState, call)
+    // A plain timer, not a fiber sleeping in `scope`: it is armed and cleared once per round, and
+    // only ever drops the call. Unreferenced: it must not keep a server that is done alive.
+    const expiry = setTimeout(() => {
+      call.expiry = undefined
+      Effect.runFork(drop(call))
+    }, ttlMillis)
+    // Node's timers can be unreferenced; a runtime whose timers are numbers has nothing to do.
+    if (typeof expiry === "object") expiry.unref()
+    call.expiry = expiry
+    return inputRequired({ inputRequests: { [inputKey]: inputRequired.elicit(need.form) }, requestState })
+  }
 
   const start = <E, R>(
     ctx: ServerContext,
     handler: Effect.Effect<CallToolResult, E, R>,
-    digest: string
+    request: ToolCallRequest | undefined
   ): Effect.Effect<CallToolResult | InputRequiredResult, E, R> =>
-    Effect.gen(function*() {
+    Effect.suspend(() => {
       const call: Suspended = {
         id: crypto.randomUUID(),
-        digest,
-        steps: yield* Queue.unbounded<Step>(),
+        request,
         fiber: undefined,
         round: 0,
+        state: undefined,
         pending: undefined,
+        step: undefined,
+        waiter: undefined,
         expiry: undefined
       }
       const requestInput = (form: ElicitRequestFormParams) =>
-        Effect.gen(function*() {
-          const reply = yield* Deferred.make<ElicitReply>()
-          yield* Queue.offer(call.steps, { _tag: "Need", form, reply })
-          return yield* Deferred.await(reply)
+        Effect.callback<ElicitReply>((resume) => {
+          takeStep(call, { _tag: "Need", form, reply: (reply) => resume(Effect.succeed(reply)) })
         })
       const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined
       const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
-      call.fiber = yield* handler.pipe(
+      return handler.pipe(
         Effect.provideService(McpToolCall, { requestId: ctx.mcpReq.id, requestInput, capabilities }),
-        Effect.exit,
-        Effect.flatMap((exit) =>
+        Effect.onExit((exit) =>
           Effect.suspend(() => {
             // Ended while the client holds a form (the seam's timeout, say): nobody waits for this
             // result, and the state the client holds must be refused from now on.
@@ -235,42 +281,42 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
               call.fiber = undefined
               return drop(call)
             }
-            return Queue.offer(call.steps, { _tag: "Done", exit })
+            takeStep(call, { _tag: "Done", exit })
+            return Effect.void
           })
         ),
-        Effect.asVoid,
-        Effect.forkIn(scope)
+        Effect.ignore,
+        Effect.forkIn(scope),
+        Effect.flatMap((fiber) => {
+          call.fiber = fiber
+          return round<E>(ctx, call)
+        })
       )
-      suspended.set(call.id, call)
-      return yield* round<E>(ctx, call)
     })
 
   const resume = (
     ctx: ServerContext,
     state: string,
-    digest: string
+    request: ToolCallRequest | undefined
   ): Effect.Effect<CallToolResult | InputRequiredResult, ProtocolError> =>
-    Effect.gen(function*() {
-      const opened = codec.open(state)
-      if (opened === undefined) return yield* Effect.fail(refused("invalid"))
-      const call = suspended.get(opened.call)
-      const need = call?.pending
-      // A state is good for exactly one retry: the round it was sealed for.
-      if (call === undefined || need === undefined || call.round !== opened.round) return yield* Effect.fail(refused("used"))
+    Effect.suspend(() => {
+      const call = outstanding.get(state)
+      // A state is good for exactly one retry, of the round it was issued for: one we issued
+      // and is no longer outstanding was used, or its call has ended.
+      if (call === undefined) return Effect.fail(refused(codec.open(state) === undefined ? "invalid" : "used"))
       // The retry of another call would get an answer to questions it never asked; the client
       // keeps the state, and may still retry the call it belongs to.
-      if (call.digest !== digest) return yield* Effect.fail(refused("otherCall"))
-      call.pending = undefined
-      if (call.expiry !== undefined) yield* Fiber.interrupt(call.expiry)
+      if (!repeats(call.request, request)) return Effect.fail(refused("otherCall"))
+      const need = call.pending!
+      withdraw(call)
       const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
       // A retry without the reply: the client gets the same form again, under a new state.
-      if (view.kind !== "elicit") return yield* ask(call, need)
+      if (view.kind !== "elicit") return Effect.succeed(ask(call, need))
       // The content as sent: the SDK's view drops content that is not an object, which would
       // read as a form left empty; the form's reader refuses it instead.
       const sent = (ctx.mcpReq.inputResponses?.[inputKey] as { readonly content?: unknown }).content
-      const reply: ElicitReply = sent === undefined ? { action: view.action } : { action: view.action, content: sent }
-      yield* Deferred.succeed(need.reply, reply)
-      return yield* round<ProtocolError>(ctx, call)
+      need.reply(sent === undefined ? { action: view.action } : { action: view.action, content: sent })
+      return round<ProtocolError>(ctx, call)
     })
 
   return <E, R>(
@@ -286,7 +332,6 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         )
       }
       const state = ctx.mcpReq.requestState()
-      const digest = digestOf(request)
-      return typeof state === "string" ? resume(ctx, state, digest) : start(ctx, handler, digest)
+      return typeof state === "string" ? resume(ctx, state, request) : start(ctx, handler, request)
     })
 }

@@ -14,11 +14,16 @@ import {
   type RequestId,
   SdkError,
   SdkErrorCode,
-  type Server
+  type Server,
+  type StandardSchemaV1
 } from "@modelcontextprotocol/server"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
 import {
@@ -111,6 +116,13 @@ export const form20250618 = (request: AskUserQuestionRequest): WireForm => ({
 export const formFor = (request: AskUserQuestionRequest, protocolVersion: string | undefined): WireForm =>
   protocolVersion !== undefined && protocolVersion < "2025-11-25" ? form20250618(request) : currentForm(request)
 
+/**
+ * Whether `server`'s client speaks the 2026-07-28 revision or a later one,
+ * where servers send no requests and so never wait for a reply. Revision
+ * names are ISO dates.
+ */
+export const servesModernEra = (server: Server): boolean => (server.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28"
+
 /** Maps the client's reply to the answer, or to the seam's error for decline and cancel. */
 export const fromElicitResult = (
   request: AskUserQuestionRequest,
@@ -173,17 +185,39 @@ export const elicitationFailure = (error: unknown): ProviderFailed | InvalidAnsw
   })
 }
 
+const ElicitReplyFields = Schema.Struct({
+  action: Schema.Literals(["accept", "decline", "cancel"]),
+  content: Schema.optionalKey(Schema.Unknown)
+})
+// Checked for every 2025-era reply: compiled to a plain function, like the seam's schemas.
+SchemaJITCompiler.enable(ElicitReplyFields.ast)
+const decodeElicitReply = Schema.decodeUnknownExit(ElicitReplyFields)
+const standardIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
 /**
  * The reply to `elicitation/create` as the server takes it: a known action,
  * and content of any shape. The SDK's own result schema would refuse content
  * of the wrong shape as a failed request (`PROVIDER_FAILED`, with a zod
  * dump); the form's reader refuses it as `InvalidAnswer`, naming the field,
  * as on 2026-07-28 where the reply arrives in a retry.
+ *
+ * A Standard Schema of our own around the compiled decoder, with the issues
+ * `Schema.toStandardSchemaV1` reports: that one runs a fiber on a scheduler
+ * of its own for every value.
  */
-const ElicitReplySchema = Schema.toStandardSchemaV1(Schema.Struct({
-  action: Schema.Literals(["accept", "decline", "cancel"]),
-  content: Schema.optionalKey(Schema.Unknown)
-}))
+const ElicitReplySchema: StandardSchemaV1<unknown, ElicitReply> = {
+  "~standard": {
+    version: 1,
+    vendor: "effect",
+    validate: (value) => {
+      const exit = decodeElicitReply(value, { errors: "all" })
+      if (Exit.isSuccess(exit)) return { value: exit.value }
+      const error = Cause.findErrorOption(exit.cause)
+      if (error._tag === "Some") return standardIssues(error.value.issue)
+      throw Cause.squash(exit.cause)
+    }
+  }
+}
 
 /**
  * Sends the request's form as an `elicitation/create` request (the 2025-era

@@ -61,15 +61,17 @@ const whatIsWrong = (reply: Readonly<Record<string, unknown>>): string => {
 }
 
 /**
- * `input` with malformed replies repaired (`repairedReply`). Every line is
- * read as JSON here once more (a microsecond or two for a tool call's
- * messages); a byte-level shortcut for requests would let a malformed reply
+ * `input` with malformed replies repaired (`repairedReply`) while
+ * `awaitsReplies()` holds (a server that sends no requests has no reply to
+ * wait for, and its lines pass as they are). Every line is read as JSON here
+ * once more; a byte-level shortcut for requests would let a malformed reply
  * that merely contains the text `"method"` through.
  */
-export const repairingReplies = (input: Readable): Readable => {
+export const repairingReplies = (input: Readable, awaitsReplies: () => boolean = () => true): Readable => {
   let carry: Buffer | undefined
   const output = new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      if (carry === undefined && !awaitsReplies()) return done(null, chunk)
       const data = carry === undefined ? chunk : Buffer.concat([carry, chunk])
       const parts: Array<Buffer> = []
       let passFrom = 0

@@ -35,7 +35,7 @@ import { packageVersion } from "../internal/packageVersion.js"
 import { requestFromToolArgs } from "../internal/toolCall.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
-import { brief, causeOf } from "./elicit.js"
+import { brief, causeOf, servesModernEra } from "./elicit.js"
 import { repairingReplies } from "./malformedReplies.js"
 import { McpProvider } from "./McpProvider.js"
 import type { McpToolCalls } from "./McpToolCalls.js"
@@ -145,9 +145,14 @@ export interface AskUserMcpServer {
  * of its own with `McpProvider` registered, living until the instance closes
  * or `scope` does.
  */
-const instance = (scope: Scope.Scope, options: ServeOptions): Effect.Effect<McpServer> =>
+const instance = (
+  scope: Scope.Scope,
+  options: ServeOptions,
+  made: (server: McpServer) => void
+): Effect.Effect<McpServer> =>
   Effect.gen(function*() {
     const server = new McpServer({ name: "ask-user", version: packageVersion })
+    made(server)
     const instanceScope = yield* Scope.fork(scope)
     const context = yield* Layer.buildWithScope(
       UserInteraction.layerWith(McpProvider.layer(server), { timeout: options.timeout }),
@@ -171,9 +176,12 @@ export const serveAskUser = (
 ): Effect.Effect<AskUserMcpServer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const wire = transport ?? new StdioServerTransport(repairingReplies(process.stdin))
+    // The instance serving the client: on 2026-07-28 it sends no requests, so no reply needs repair.
+    let latest: McpServer | undefined
+    const awaitsReplies = () => latest === undefined || !servesModernEra(latest.server)
+    const wire = transport ?? new StdioServerTransport(repairingReplies(process.stdin, awaitsReplies))
     const run = yield* FiberSet.makeRuntimePromise<never, McpServer, never>()
-    const handle = serveStdio(() => run(instance(scope, options)), {
+    const handle = serveStdio(() => run(instance(scope, options, (server) => void (latest = server))), {
       transport: wire,
       ...(options.onerror === undefined ? {} : { onerror: options.onerror })
     })
