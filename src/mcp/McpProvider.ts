@@ -120,10 +120,7 @@ const handleToolCall = <E, R>(
   handler: Effect.Effect<CallToolResult, E, R>,
   request?: ToolCallRequest
 ): Effect.Effect<CallToolResult | InputRequiredResult, E | ProtocolError, R | McpToolCalls> =>
-  Effect.gen(function*() {
-    const calls = yield* McpToolCalls
-    return yield* calls.handle(ctx, handler, request)
-  })
+  McpToolCalls.use((calls) => calls.handle(ctx, handler, request))
 
 /**
  * The MCP provider's constructors.

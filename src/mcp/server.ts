@@ -79,20 +79,25 @@ const failure = (error: HarnessError): CallToolResult => text({ ...error.toJSON(
  * seam. Run under `McpProvider.handleToolCall`, which ties the ask to its
  * tool call (and, on a 2026-07-28 connection, to the call's rounds).
  */
-export const callAskUserQuestion = (args: unknown): Effect.Effect<CallToolResult, never, UserInteraction> => {
-  // The same trust as the Effect tool: only `questions` from the model.
-  const request = requestFromToolArgs(args ?? {})
-  if (Result.isFailure(request)) return Effect.succeed(failure(request.failure))
-  return UserInteraction.ask(request.success).pipe(
-    Effect.map((answer) => text(answer, false)),
-    Effect.catch((error) => Effect.succeed(failure(error))),
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.succeed(failure(new ProviderFailed({ message: "The ask failed unexpectedly.", cause: Cause.squash(cause) })))
+export const callAskUserQuestion = (args: unknown): Effect.Effect<CallToolResult, never, UserInteraction> =>
+  // Decoded when run: a 2026-07-28 retry resumes the handler its first call started, and never runs this one.
+  Effect.suspend(() => {
+    // The same trust as the Effect tool: only `questions` from the model.
+    const request = requestFromToolArgs(args ?? {})
+    if (Result.isFailure(request)) return Effect.succeed(failure(request.failure))
+    return UserInteraction.ask(request.success).pipe(
+      Effect.map(answered),
+      Effect.catch(failed),
+      Effect.catchCause(failedUnexpectedly)
     )
-  )
-}
+  })
+
+const answered = (answer: unknown): CallToolResult => text(answer, false)
+const failed = (error: HarnessError) => Effect.succeed(failure(error))
+const failedUnexpectedly = (cause: Cause.Cause<never>) =>
+  Cause.hasInterruptsOnly(cause)
+    ? Effect.failCause(cause)
+    : Effect.succeed(failure(new ProviderFailed({ message: "The ask failed unexpectedly.", cause: Cause.squash(cause) })))
 
 /**
  * Declares the `tools` capability and installs `tools/list` and `tools/call`
