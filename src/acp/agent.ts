@@ -124,7 +124,8 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     const fibers = yield* FiberSet.make<void, never>()
     const services = yield* Effect.context<never>()
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromiseWith(services)(effect)
-    const runSync = Effect.runSyncWith(services)
+    // Forks straight into the set: one fiber per turn.
+    const runTurn = yield* FiberSet.runtime(fibers)<never>()
     const runFork = Effect.runForkWith(services)
     const sessions = new Set<string>()
     /** Each session's newest prompt. */
@@ -143,16 +144,19 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
         seamScope
       ).pipe(Effect.map((context) => void (seam = context)))
 
-    /** Sends one text chunk to the session, unless the turn was cancelled meanwhile. */
+    /**
+     * Sends one text chunk to the session, unless the turn was cancelled
+     * meanwhile. Queued, not awaited: the SDK writes in order, so the chunk
+     * goes out before the prompt's reply; a failed write closes the connection.
+     */
     const say = (client: acp.AgentContext, turn: Turn, text: string) =>
-      Effect.suspend(() =>
-        turn.cancelled ? Effect.void : Effect.tryPromise(() =>
-          client.notify(acp.methods.client.session.update, {
-            sessionId: turn.sessionId,
-            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
-          })
-        ).pipe(Effect.ignore)
-      )
+      Effect.sync(() => {
+        if (turn.cancelled) return
+        client.notify(acp.methods.client.session.update, {
+          sessionId: turn.sessionId,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
+        }).catch(() => undefined)
+      })
 
     /** One prompt turn: ask, then stream the answer (or the failure) back as one message chunk. */
     const turnOf = (turn: Turn, prompt: ReadonlyArray<acp.ContentBlock>, client: acp.AgentContext) =>
@@ -274,7 +278,7 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
           if (previous !== undefined) await supersede(previous)
           else await nextMacrotask()
           if (!turn.cancelled) {
-            const fiber = runSync(FiberSet.run(fibers, turnOf(turn, params.prompt, client)))
+            const fiber = runTurn(turnOf(turn, params.prompt, client))
             turn.fiber = fiber
             // An observer, not a fiber: one less fiber per turn.
             const exit = await new Promise<Exit.Exit<void>>((resolve) => fiber.addObserver(resolve))
