@@ -230,7 +230,7 @@ export type WireMessage = {
  * `ask-user acp` as a subprocess driven by raw JSON-RPC lines: for tests that
  * must decide exactly which messages go out in one write, and when.
  */
-export const rawAgent = (args: ReadonlyArray<string> = []) =>
+export const rawAgent = (args: ReadonlyArray<string> = [], options: { readonly initialize?: boolean } = {}) =>
   Effect.gen(function*() {
     const program = yield* spawnAgent(args)
     let nextId = 1
@@ -259,7 +259,7 @@ export const rawAgent = (args: ReadonlyArray<string> = []) =>
     const forms = () => wire().filter((m) => m.method === "elicitation/create")
     const updatesOf = (sessionId: string) =>
       wire().filter((m) => m.method === "session/update" && m.params.sessionId === sessionId).map((m) => m.params.update)
-    yield* call("initialize", initializeParams(true))
+    if (options.initialize !== false) yield* call("initialize", initializeParams(true))
     const newSession = Effect.map(call("session/new", { cwd: process.cwd(), mcpServers: [] }), (m) => m.result.sessionId as string)
     return { ...program, wire, write, request, find, responseTo, call, prompt, cancel, forms, updatesOf, newSession }
   })

@@ -7,7 +7,7 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { type Answerer, driveAgent, neverAnswers, sessionOf, spawnAgent, waitFor, type WriteMode } from "./acpHarness.js"
+import { type Answerer, driveAgent, neverAnswers, rawAgent, sessionOf, spawnAgent, waitFor, type WriteMode } from "./acpHarness.js"
 import { single, singleAnswer } from "./support/requests.js"
 
 /** The agent subprocess and a client whose elicitations `answer` answers (settable per test). */
@@ -149,5 +149,15 @@ describe("ask-user acp over stdio, as real clients drive it", () => {
         ))
         expect(error.cause).toMatchObject({ code: -32602 })
       }
+    }))
+
+  // The agent's turns rely on it: the seam is built by `initialize`.
+  it.live("refuses a session or a prompt on a connection that was never initialized with -32600, and asks nothing", () =>
+    Effect.gen(function*() {
+      const agent = yield* rawAgent([], { initialize: false })
+      expect((yield* agent.call("session/new", { cwd: process.cwd(), mcpServers: [] })).error).toMatchObject({ code: -32600 })
+      expect((yield* agent.call("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: JSON.stringify(single) }] })).error)
+        .toMatchObject({ code: -32600 })
+      expect(agent.forms()).toEqual([])
     }))
 })

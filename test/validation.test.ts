@@ -3,6 +3,7 @@ import { Arbitrary, Result, Schema } from "effect"
 import { checkAnswer, decodeRequest, decodeRequestJson } from "effect-user-interaction"
 import { requests, requestsWithAnswers } from "./support/arbitraries.js"
 import { batch, batchAnswer } from "./support/requests.js"
+import { isCheckedFor, markChecked } from "../src/internal/wellFormed.js"
 
 const failure = <E>(r: Result.Result<unknown, E>): E => {
   if (Result.isSuccess(r)) throw new Error("expected a failure")
@@ -151,5 +152,16 @@ describe("the compiled decoders", () => {
     if (Result.isFailure(fromJson)) expect(["InvalidRequest", "EmptyQuestions"]).toContain(fromJson.failure._tag)
     const checked = checkAnswer(batch, json)
     if (Result.isFailure(checked)) expect(checked.failure._tag).toBe("InvalidAnswer")
+  })
+})
+
+// Providers of this package mark the answers they read back from a form, so the seam does not check them twice.
+describe("answers marked as checked", () => {
+  it("count as checked for the very request object they were checked against, and for no other", () => {
+    const answer = markChecked(Result.getOrThrow(checkAnswer(batch, batchAnswer)), batch)
+    expect(isCheckedFor(answer, batch)).toBe(true)
+    expect(isCheckedFor(answer, structuredClone(batch))).toBe(false)
+    expect(isCheckedFor(structuredClone(answer), batch)).toBe(false)
+    expect(isCheckedFor(undefined, batch)).toBe(false)
   })
 })

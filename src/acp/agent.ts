@@ -124,8 +124,6 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     const fibers = yield* FiberSet.make<void, never>()
     const services = yield* Effect.context<never>()
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromiseWith(services)(effect)
-    // Forks straight into the set: one fiber per turn.
-    const runTurn = yield* FiberSet.runtime(fibers)<never>()
     const runFork = Effect.runForkWith(services)
     const sessions = new Set<string>()
     /** Each session's newest prompt. */
@@ -134,6 +132,8 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     const open = new Set<Turn>()
     let closing = false
     let seam: Context.Context<UserInteraction | AcpProvider> | undefined
+    /** Forks a turn straight into the set, with the seam in its context: one fiber per turn, no context built per turn. */
+    let runTurn: ((turn: Effect.Effect<void, never, UserInteraction | AcpProvider>) => Fiber.Fiber<void>) | undefined
 
     const register = (client: acp.AgentContext, clientCapabilities: acp.ClientCapabilities | undefined) =>
       Layer.buildWithScope(
@@ -142,46 +142,60 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
           options.timeout === undefined ? {} : { timeout: options.timeout }
         ),
         seamScope
-      ).pipe(Effect.map((context) => void (seam = context)))
+      ).pipe(
+        Effect.flatMap((context) => {
+          seam = context
+          return Effect.provideContext(FiberSet.runtime(fibers)<UserInteraction | AcpProvider>(), context)
+        }),
+        Effect.map((run) => void (runTurn = run))
+      )
 
     /**
      * Sends one text chunk to the session, unless the turn was cancelled
      * meanwhile. Queued, not awaited: the SDK writes in order, so the chunk
      * goes out before the prompt's reply; a failed write closes the connection.
      */
-    const say = (client: acp.AgentContext, turn: Turn, text: string) =>
-      Effect.sync(() => {
-        if (turn.cancelled) return
-        client.notify(acp.methods.client.session.update, {
-          sessionId: turn.sessionId,
-          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
-        }).catch(() => undefined)
-      })
+    const say = (client: acp.AgentContext, turn: Turn, text: string): void => {
+      if (turn.cancelled) return
+      client.notify(acp.methods.client.session.update, {
+        sessionId: turn.sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }
+      }).catch(() => undefined)
+    }
+
+    /** Reports a failed turn, unless it was cancelled: the client stopped it and knows why. */
+    const sayFailure = (client: acp.AgentContext, turn: Turn, error: HarnessError): void => {
+      if (turn.cancelled) return
+      options.onFailure?.(error)
+      say(client, turn, failureText(error))
+    }
 
     /** One prompt turn: ask, then stream the answer (or the failure) back as one message chunk. */
-    const turnOf = (turn: Turn, prompt: ReadonlyArray<acp.ContentBlock>, client: acp.AgentContext) =>
+    const turnOf = (
+      turn: Turn,
+      prompt: ReadonlyArray<acp.ContentBlock>,
+      client: acp.AgentContext
+    ): Effect.Effect<void, never, UserInteraction | AcpProvider> =>
       Effect.suspend(() => {
         const request = requestOfPrompt(promptText(prompt), options.demoRequest)
-        if (Result.isFailure(request)) return Effect.fail(request.failure)
-        return UserInteraction.ask(request.success).pipe(
-          AcpProvider.withSession({ sessionId: turn.sessionId }),
-          Effect.provideContext(seam!)
+        if (Result.isFailure(request)) return Effect.sync(() => sayFailure(client, turn, request.failure))
+        return Effect.matchCauseEffect(
+          UserInteraction.ask(request.success).pipe(AcpProvider.withSession({ sessionId: turn.sessionId })),
+          {
+            onSuccess: (answer) => Effect.sync(() => say(client, turn, JSON.stringify(answer))),
+            onFailure: (cause) => {
+              const error = Cause.findErrorOption(cause)
+              if (error._tag === "Some") return Effect.sync(() => sayFailure(client, turn, error.value))
+              // Ended by `endTurn` (or the agent's shutdown): the prompt's handler answers `cancelled`.
+              if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+              const defect = Cause.squash(cause)
+              return Effect.sync(() =>
+                sayFailure(client, turn, new ProviderFailed({ message: `The ask failed unexpectedly: ${String(defect)}`, cause: defect }))
+              )
+            }
+          }
         )
-      }).pipe(
-        Effect.map((answer) => JSON.stringify(answer)),
-        Effect.catchDefect((defect) =>
-          Effect.fail(new ProviderFailed({ message: `The ask failed unexpectedly: ${String(defect)}`, cause: defect }))
-        ),
-        Effect.catch((error) =>
-          Effect.sync(() => {
-            // A cancelled turn reports nothing: the client stopped it and knows why.
-            if (turn.cancelled) return undefined
-            options.onFailure?.(error)
-            return failureText(error)
-          })
-        ),
-        Effect.flatMap((text) => text === undefined ? Effect.void : say(client, turn, text))
-      )
+      })
 
     /**
      * Ends a turn as cancelled: marked at once (so nothing it settles with
@@ -278,7 +292,8 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
           if (previous !== undefined) await supersede(previous)
           else await nextMacrotask()
           if (!turn.cancelled) {
-            const fiber = runTurn(turnOf(turn, params.prompt, client))
+            // Set by `initialize`: the SDK refuses every request that comes before it.
+            const fiber = runTurn!(turnOf(turn, params.prompt, client))
             turn.fiber = fiber
             // An observer, not a fiber: one less fiber per turn.
             const exit = await new Promise<Exit.Exit<void>>((resolve) => fiber.addObserver(resolve))

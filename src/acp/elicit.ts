@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
+import { markChecked } from "../internal/wellFormed.js"
 import {
   AskCancelled,
   AskDeclined,
@@ -191,7 +192,7 @@ export const outcomeOf = (
   switch (action) {
     case "accept": {
       const answer = fromElicitationContent(request, content)
-      return Result.isSuccess(answer) ? Effect.succeed(answer.success) : Effect.fail(answer.failure)
+      return Result.isSuccess(answer) ? Effect.succeed(markChecked(answer.success, request)) : Effect.fail(answer.failure)
     }
     case "decline":
       return Effect.fail(new AskDeclined({

@@ -22,7 +22,7 @@ import type * as Stream from "effect/Stream"
 import type { AskEvent } from "../AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, decodeRequest } from "../AskValidation.js"
-import { isWellFormed } from "./wellFormed.js"
+import { isCheckedFor, isWellFormed } from "./wellFormed.js"
 import {
   AskInterruption,
   type InterruptionReason,
@@ -277,7 +277,7 @@ class PendingAsk extends AskWatch implements EventListenerObject {
     const name = registration.provider.name
     if (Exit.isSuccess(exit)) {
       this.surface = surfaceOf(exit.value) ?? name
-      const checked = checkAnswer(this.request, exit.value)
+      const checked = isCheckedFor(exit.value, this.request) ? Result.succeed(exit.value) : checkAnswer(this.request, exit.value)
       return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(checked.failure)
     }
     const cause = exit.cause

@@ -26,6 +26,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
+import { markChecked } from "../internal/wellFormed.js"
 import {
   AskCancelled,
   AskDeclined,
@@ -132,7 +133,7 @@ export const fromElicitResult = (
   switch (result.action) {
     case "accept": {
       const answer = form.read(request, result.content ?? {})
-      return Result.isSuccess(answer) ? Effect.succeed(answer.success) : Effect.fail(answer.failure)
+      return Result.isSuccess(answer) ? Effect.succeed(markChecked(answer.success, request)) : Effect.fail(answer.failure)
     }
     case "decline":
       return Effect.fail(new AskDeclined({ message: "The human declined to answer in the MCP client." }))
