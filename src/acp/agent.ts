@@ -100,6 +100,13 @@ interface Turn {
 /** One macrotask: every microtask queued before it (the SDK's reply to a finished handler) has run. */
 const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/**
+ * Awaited in a promise callback: resolves once the microtasks queued so far, and those they
+ * queue, have run (Node runs a `nextTick` queued by a microtask once the microtask queue is
+ * empty). The SDK dispatches every message of one read from the client in those microtasks.
+ */
+const afterMicrotasks = () => new Promise<void>((resolve) => process.nextTick(resolve))
+
 /** The reason the SDK aborts a request's signal with when the client sent `$/cancel_request` for it. */
 const isCancelRequest = (reason: unknown): reason is acp.RequestError =>
   reason instanceof acp.RequestError && reason.code === -32800
@@ -290,7 +297,7 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
           // The older turn ends first, its form cancelled on the wire and its reply sent before this one asks.
           // Without one, the prompts read in the same breath are dispatched first: only the newest asks.
           if (previous !== undefined) await supersede(previous)
-          else await nextMacrotask()
+          else await afterMicrotasks()
           if (!turn.cancelled) {
             // Set by `initialize`: the SDK refuses every request that comes before it.
             const fiber = runTurn!(turnOf(turn, params.prompt, client))
