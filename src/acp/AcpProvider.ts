@@ -147,10 +147,9 @@ export class AcpProvider extends Context.Service<AcpProvider, {
         pending.set(sessionId, created)
         return created
       }
-      const forget = (sessionId: string) =>
-        Effect.sync(() => {
-          if (pending.get(sessionId)?.size === 0) pending.delete(sessionId)
-        })
+      const forget = (sessionId: string) => {
+        if (pending.get(sessionId)?.size === 0) pending.delete(sessionId)
+      }
       // Queued on the SDK's ordered write queue at once; a failed write closes the connection, which the form sees.
       const update = (sessionId: string, update: acp.SessionUpdate) =>
         void client.notify(acp.methods.client.session.update, { sessionId, update }).catch(() => undefined)
@@ -162,17 +161,17 @@ export class AcpProvider extends Context.Service<AcpProvider, {
           sent = form
           if (own) update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
         }).pipe(
-          Effect.ensuring(forget(scope.sessionId)),
           Effect.flatMap((response) => outcomeOf(request, response)),
           Effect.onExit((exit) =>
             Effect.sync(() => {
+              forget(scope.sessionId)
               // Not announced, or the client cancelled the session (it marks the turn's tool calls itself,
               // whatever ended the ask after that): nothing to report.
               if (!own || sent === undefined || sent.cancelledByClient !== undefined) return
               update(scope.sessionId, toolCallFinished(scope.toolCallId, finalOutcome(exit)))
             })
           ),
-          Effect.catchTag("SessionCancelled", (cancelled) => Effect.fail(cancelled.error))
+          Effect.mapError((error) => error instanceof SessionCancelled ? error.error : error)
         )
       }
 
