@@ -17,7 +17,10 @@
  * per turn (read from /proc, Linux), which the machine's load disturbs far
  * less than wall-clock rates.
  *
- * Run: `npm run build && node --expose-gc bench/acp.bench.ts`
+ * Run: `npm run build && node --expose-gc bench/acp.bench.ts`. With
+ * `BENCH_BASELINE_BIN=<another build's dist/bin/ask-user.js>` that build's
+ * `ask-user acp` is the baseline instead: a change measured against the code
+ * before it, paired the same way.
  */
 import * as acp from "@agentclientprotocol/sdk"
 import { execFileSync, spawn } from "node:child_process"
@@ -88,6 +91,9 @@ const baselineAgent = () => {
   void connection.closed.then(() => process.exit(0))
 }
 
+/** Another build of `ask-user` to measure against instead of the bare agent. */
+const otherBuild = process.env["BENCH_BASELINE_BIN"]
+
 const ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
@@ -154,7 +160,9 @@ const main = async () => {
   const concurrentTurns = 4_500
   const rounds = 9
   const agents = [
-    { name: "bare SDK agent (baseline)", args: [import.meta.filename, "--baseline-agent"] },
+    otherBuild === undefined
+      ? { name: "bare SDK agent (baseline)", args: [import.meta.filename, "--baseline-agent"] }
+      : { name: "baseline build", args: [otherBuild, "acp"] },
     { name: "ask-user acp", args: ["dist/bin/ask-user.js", "acp"] }
   ]
   const connected = await Promise.all(agents.map((a) => connectTo(a.args)))

@@ -17,7 +17,10 @@
  * 2. The time from spawning the server to its answer to `initialize`, for
  *    both servers started the same way (`node <script>`), in paired runs.
  *
- * Run: `npm run build && node --expose-gc bench/mcp.bench.ts`
+ * Run: `npm run build && node --expose-gc bench/mcp.bench.ts`. With
+ * `BENCH_BASELINE_BIN=<another build's dist/bin/ask-user.js>` that build's
+ * `ask-user mcp` is the baseline instead: a change measured against the code
+ * before it, paired the same way.
  */
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
@@ -83,7 +86,12 @@ const dir = mkdtempSync(join(tmpdir(), "mcp-bench-"))
 const baselinePath = join(dir, "baseline.mjs")
 writeFileSync(baselinePath, baselineScript)
 const askUserPath = fileURLToPath(new URL("../dist/bin/ask-user.js", import.meta.url))
-const commands = { baseline: (era: Era) => [baselinePath, era], ours: [askUserPath, "mcp"] } as const
+const otherBuild = process.env["BENCH_BASELINE_BIN"]
+const commands = {
+  baseline: (era: Era) => otherBuild === undefined ? [baselinePath, era] : [otherBuild, "mcp"],
+  ours: [askUserPath, "mcp"]
+} as const
+const baselineName = otherBuild === undefined ? "bare v2 SDK server" : "baseline build"
 
 interface Connected {
   readonly call: () => Promise<Record<string, unknown>>
@@ -219,7 +227,7 @@ const fmt = (n: number) => n.toFixed(0)
 /** The median over the rounds of ours against the baseline, each round a pair. */
 const paired = (row: Row, pick: (run: Run) => number) => median(row.ours.map((run, i) => pick(run) / pick(row.baseline[i]!)))
 process.stdout.write(
-  "| client era | calls in flight | bare v2 SDK server: calls/s | CPU µs per call | ask-user mcp: calls/s | CPU µs per call | paired rate ratio | paired CPU ratio |\n" +
+  `| client era | calls in flight | ${baselineName}: calls/s | CPU µs per call | ask-user mcp: calls/s | CPU µs per call | paired rate ratio | paired CPU ratio |\n` +
     "|---|---:|---:|---:|---:|---:|---:|---:|\n" +
     rows.map((r) =>
       `| ${r.era} | ${r.concurrency} | ${fmt(median(r.baseline.map((x) => x.rate)))} | ${fmt(median(r.baseline.map((x) => x.cpuMicros)))} | ` +
@@ -228,7 +236,7 @@ process.stdout.write(
     ).join("\n") + "\n\n" +
     `${warmUpCalls} warm-up calls per server and era, then ${rounds} paired rounds of ${loads.map(([c, n]) => `${n} calls ${c} at a time`).join(" and ")}; ` +
     "every call is a 3-question form answered at once by the client; medians over the rounds.\n\n" +
-    "| start-up to the `initialize` answer | bare v2 SDK server (ms) | ask-user mcp (ms) | ask-user / bare |\n" +
+    `| start-up to the \`initialize\` answer | ${baselineName} (ms) | ask-user mcp (ms) | ask-user / baseline |\n` +
     "|---|---:|---:|---:|\n" +
     `| median of ${startRuns} paired runs | ${fmt(median(startBaseline))} | ${fmt(median(startOurs))} | ${
       (median(startOurs) / median(startBaseline)).toFixed(2)
