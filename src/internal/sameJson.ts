@@ -1,7 +1,9 @@
 /**
  * Equality of values decoded from JSON, whatever key order their senders
  * used: a retried MCP tool call must repeat its arguments, and a client may
- * serialize them afresh.
+ * serialize them afresh. Effect's `Equal.equals` compares plain objects the
+ * same way, but caches a hash per object as it goes: about 10 µs for a tool
+ * call's arguments, against well under one here, on every retried call.
  *
  * @internal
  */
