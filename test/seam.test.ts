@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { getEventListeners } from "node:events"
-import { Cause, Deferred, Effect, Exit, Fiber, Layer, Scope, Tracer } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, Layer, Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AskCancelled,
@@ -185,6 +185,37 @@ describe("interruption and cleanup", () => {
       yield* Scope.close(scope, Exit.void)
       yield* Fiber.await(closed)
       expect(reasons).toEqual(["aborted", "aborted", "timeout", "closed"])
+    }))
+
+  // A timer can fire while the wall clock still reads short of its deadline (Node's timers run on
+  // the event loop's own time): the reason must come from the timer, not from reading the clock.
+  it.live("tells the provider `timeout` when its timer fires, whatever the clock reads", () =>
+    Effect.gen(function*() {
+      const reasons: Array<string | undefined> = []
+      const provider = Layer.succeed(UserInteractionProvider, {
+        ask: () =>
+          Effect.never.pipe(
+            Effect.onExit((exit) => Effect.sync(() => reasons.push(Exit.isFailure(exit) ? interruptionReason(exit.cause) : "answered")))
+          )
+      })
+      const stopped: Clock.Clock = {
+        currentTimeMillisUnsafe: () => 0,
+        currentTimeMillis: Effect.succeed(0),
+        currentTimeNanosUnsafe: () => 0n,
+        currentTimeNanos: Effect.succeed(0n),
+        monotonicTimeNanosUnsafe: () => 0n,
+        monotonicTimeNanos: Effect.succeed(0n),
+        sleep: () => Effect.callback<void>((resume) => {
+          const timer = setTimeout(() => resume(Effect.void), 5)
+          return Effect.sync(() => clearTimeout(timer))
+        })
+      }
+      const error = yield* Effect.flip(UserInteraction.ask(single).pipe(
+        Effect.provide(UserInteraction.layerWith(provider, { timeout: "1 minute" })),
+        Effect.provideService(Clock.Clock, stopped)
+      ))
+      expect(error.code).toBe("ASK_TIMEOUT")
+      expect(reasons).toEqual(["timeout"])
     }))
 
   it.effect("an answer that arrives after the abort still fails ASK_ABORTED", () =>

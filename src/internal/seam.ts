@@ -9,7 +9,6 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -93,16 +92,19 @@ export const makeSeam = (
   const views = new ContextViews()
   const slot = new Slot(toMillis(options.handover))
   const timeoutMillis = toMillis(options.timeout)
-  const withTimeout = (pending: PendingAsk, registration: Registration) => {
-    if (timeoutMillis <= 0) return pending.run(registration)
-    return Effect.clockWith((clock) => {
-      pending.deadline = clock.currentTimeMillisUnsafe() + timeoutMillis
-      return Effect.timeoutOrElse(pending.run(registration), {
-        duration: Duration.millis(timeoutMillis),
-        orElse: () => Effect.fail(new AskTimeout({ message: `No answer arrived within ${Duration.format(Duration.millis(timeoutMillis))}.` }))
+  const timeout = Duration.millis(timeoutMillis)
+  // The timer marks the ask before the race interrupts it, so the provider is told why: a clock
+  // reading compared with a deadline could fall a millisecond short of a timer that has fired.
+  const timedOut = (pending: PendingAsk) =>
+    Effect.andThen(
+      Effect.sleep(timeout),
+      Effect.suspend(() => {
+        pending.timedOut = true
+        return Effect.fail(new AskTimeout({ message: `No answer arrived within ${Duration.format(timeout)}.` }))
       })
-    })
-  }
+    )
+  const withTimeout = (pending: PendingAsk, registration: Registration) =>
+    timeoutMillis <= 0 ? pending.run(registration) : Effect.raceFirst(pending.run(registration), timedOut(pending))
 
   // Every ask is watched, and reports itself when it ends, whatever ended it. The report is
   // bound rather than wrapped in a closure: a pending ask then holds no scope of this call. It
@@ -202,8 +204,8 @@ class Slot {
 class PendingAsk extends AskWatch implements EventListenerObject {
   fiber: ProviderFiber | undefined
   aborted = false
-  /** When the seam's timeout ends this ask (clock millis); undefined without a timeout. */
-  deadline: number | undefined
+  /** The seam's timeout ended this ask. */
+  timedOut = false
   resumeWaiter: ((successor: Registration | undefined) => void) | undefined
 
   constructor(
@@ -248,11 +250,9 @@ class PendingAsk extends AskWatch implements EventListenerObject {
               // ask. Suspended, so that a caller gone is not settled and a throw becomes a defect.
               resume(Effect.suspend(() => this.settle(registration, exit)))
             })
-            // The caller was interrupted: by the seam's timeout once its deadline passed, else by the caller.
-            return Effect.withFiber((caller) => {
-              const timedOut = this.deadline !== undefined &&
-                caller.getRef(Clock.Clock).currentTimeMillisUnsafe() >= this.deadline
-              child.interruptUnsafe(undefined, timedOut ? because.timeout : because.aborted)
+            // The caller was interrupted: by the seam's timeout, else by the caller.
+            return Effect.suspend(() => {
+              child.interruptUnsafe(undefined, this.timedOut ? because.timeout : because.aborted)
               return Effect.asVoid(Fiber.await(child))
             })
           }))
