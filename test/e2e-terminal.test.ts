@@ -190,7 +190,12 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     const dir = tempDir()
     // The pane's shell dies with the pane, so the program writes its own exit status on the way out.
     const recorder = `${dir}/exit.cjs`
-    writeFileSync(recorder, `process.on("exit", (code) => require("node:fs").writeFileSync(process.env.EXIT_FILE, String(code)))`)
+    // Written aside and renamed: a reader that sees the file sees the code, never an empty file.
+    writeFileSync(recorder, `process.on("exit", (code) => {
+      const fs = require("node:fs")
+      fs.writeFileSync(process.env.EXIT_FILE + ".part", String(code))
+      fs.renameSync(process.env.EXIT_FILE + ".part", process.env.EXIT_FILE)
+    })`)
     const run = (name: string, wrap: (command: string) => string) => {
       const command = `EXIT_FILE=${dir}/${name}.status NODE_OPTIONS='--require ${recorder}' ${askUser} ${files["storage.json"]} 2>${dir}/${name}.err`
       const pane = open(wrap(command))
