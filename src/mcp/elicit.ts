@@ -209,7 +209,8 @@ const standardIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 const ElicitReplySchema: StandardSchemaV1<unknown, ElicitReply> = {
   "~standard": {
     version: 1,
-    vendor: "effect",
+    // Ours, not Effect's: it has none of the JSON Schema extras a vendor check might expect.
+    vendor: "effect-user-interaction",
     validate: (value) => {
       const exit = decodeElicitReply(value, { errors: "all" })
       if (Exit.isSuccess(exit)) return { value: exit.value }
