@@ -1,4 +1,4 @@
-/** The batched stdout of `ask-user acp`: every byte, in order, one write per event-loop turn. */
+/** The batched stdout of `ask-user acp`: every message, in order; notifications wait for a request, a response or the end of the macrotask. */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
 import { closeSync, constants, openSync, readFileSync, readSync, writeFileSync } from "node:fs"
@@ -10,33 +10,74 @@ import { tempDir } from "./cliHarness.js"
 const encode = (text: string) => new TextEncoder().encode(text)
 
 describe("batchedStdout", () => {
-  it("writes what one turn of the event loop produced after that turn, in order, and the rest on close", async () => {
+  const notification = (n: number) => ({ jsonrpc: "2.0", method: "session/update", params: { n } })
+  const lines = (file: string) => readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+
+  it("holds notifications until the end of the macrotask, and writes them then, in order, one JSON line each", async () => {
     const file = join(tempDir(), "out")
     const fd = openSync(file, "w")
     try {
-      const writer = batchedStdout(fd).getWriter()
-      await writer.write(encode("a\n"))
-      await writer.write(encode("b\n"))
-      // Still buffered: nothing is written during the turn that produced it.
+      const writer = batchedStdout(fd).messages.getWriter()
+      await writer.write(notification(1))
+      await writer.write(notification(2))
+      // Still buffered: nothing is written during the macrotask that produced it.
       expect(readFileSync(file, "utf8")).toBe("")
       await new Promise((resolve) => setImmediate(resolve))
-      expect(readFileSync(file, "utf8")).toBe("a\nb\n")
-      await writer.write(encode("c\n"))
+      expect(lines(file)).toEqual([notification(1), notification(2)])
+      await writer.write(notification(3))
       await writer.close()
-      expect(readFileSync(file, "utf8")).toBe("a\nb\nc\n")
+      expect(lines(file)).toEqual([notification(1), notification(2), notification(3)])
     } finally {
       closeSync(fd)
     }
   })
 
-  it("errors the stream when the descriptor cannot be written", async () => {
+  it("writes a request or a response at once, with the notifications queued before it, in order", async () => {
+    const file = join(tempDir(), "out")
+    const fd = openSync(file, "w")
+    try {
+      const stdout = batchedStdout(fd)
+      const writer = stdout.messages.getWriter()
+      const request = { jsonrpc: "2.0", id: 7, method: "elicitation/create", params: {} }
+      const response = { jsonrpc: "2.0", id: 3, result: { stopReason: "end_turn" } }
+      void writer.write(notification(1))
+      void writer.write(request)
+      await writer.ready
+      // No macrotask has passed: the request went out with the notification before it.
+      expect(lines(file)).toEqual([notification(1), request])
+      void writer.write(notification(2))
+      void writer.write(response)
+      await writer.ready
+      expect(lines(file)).toEqual([notification(1), request, notification(2), response])
+      // The SDK line reader's error replies (already encoded) go out at once too, after what came before.
+      void writer.write(notification(3))
+      await writer.ready
+      const refusal = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }
+      await stdout.bytes.getWriter().write(encode(`${JSON.stringify(refusal)}\n`))
+      expect(lines(file)).toEqual([notification(1), request, notification(2), response, notification(3), refusal])
+    } finally {
+      closeSync(fd)
+    }
+  })
+
+  it("errors both writers when the descriptor cannot be written", async () => {
     const file = join(tempDir(), "out")
     const fd = openSync(file, "w")
     closeSync(fd)
-    const writer = batchedStdout(fd).getWriter()
-    await writer.write(encode("lost\n"))
+    const stdout = batchedStdout(fd)
+    const messages = stdout.messages.getWriter()
+    await messages.write(notification(1))
     await new Promise((resolve) => setImmediate(resolve))
-    await expect(writer.write(encode("more\n"))).rejects.toMatchObject({ code: "EBADF" })
+    await expect(messages.write(notification(2))).rejects.toMatchObject({ code: "EBADF" })
+    await expect(stdout.bytes.getWriter().write(encode("more\n"))).rejects.toMatchObject({ code: "EBADF" })
+  })
+
+  it("a request the descriptor refuses fails its own write", async () => {
+    const file = join(tempDir(), "out")
+    const fd = openSync(file, "w")
+    closeSync(fd)
+    const messages = batchedStdout(fd).messages.getWriter()
+    await expect(messages.write({ jsonrpc: "2.0", id: 1, result: {} })).rejects.toMatchObject({ code: "EBADF" })
   })
 
   /** A FIFO opened for reading and writing without blocking: a pipe whose reader reads only when told. */
@@ -49,7 +90,7 @@ describe("batchedStdout", () => {
   it("a full pipe is waited for, not spun on, and every byte arrives in order once the reader reads", async () => {
     const { fd } = pipe()
     try {
-      const writer = batchedStdout(fd).getWriter()
+      const writer = batchedStdout(fd).bytes.getWriter()
       // Four times what a Linux pipe holds, one line per write.
       const lines = Array.from({ length: 4_000 }, (_, i) => `${String(i).padStart(6, "0")} ${"x".repeat(57)}\n`)
       const writes = lines.map((line) => writer.write(encode(line)))
@@ -83,8 +124,8 @@ describe("batchedStdout", () => {
     writeFileSync(script, `
       import { constants, openSync } from "node:fs"
       import { batchedStdout } from ${JSON.stringify(module)}
-      const writer = batchedStdout(openSync(${JSON.stringify(path)}, constants.O_RDWR | constants.O_NONBLOCK)).getWriter()
-      for (let i = 0; i < 4000; i++) void writer.write(new TextEncoder().encode("x".repeat(63) + "\\n"))
+      const writer = batchedStdout(openSync(${JSON.stringify(path)}, constants.O_RDWR | constants.O_NONBLOCK)).messages.getWriter()
+      for (let i = 0; i < 4000; i++) void writer.write({ jsonrpc: "2.0", method: "x".repeat(40) })
       setTimeout(() => process.exit(0), 50)
     `)
     const child = spawn(process.execPath, [script], { stdio: "ignore" })

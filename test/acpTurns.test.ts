@@ -160,4 +160,15 @@ describe("ask-user acp over stdio, as real clients drive it", () => {
         .toMatchObject({ code: -32600 })
       expect(agent.forms()).toEqual([])
     }))
+
+  // The SDK's line reader answers these through the batched stdout's byte writer, in order with the rest.
+  it.live("answers a line that is not JSON with -32700 and a JSON array with -32600, and goes on serving", () =>
+    Effect.gen(function*() {
+      const agent = yield* rawAgent()
+      yield* Effect.promise(() => new Promise<void>((resolve) => agent.child.stdin!.write("{not json\n[1,2]\n", () => resolve())))
+      yield* waitFor(() => agent.wire().filter((m) => m.id === null).length === 2, "the two refusals")
+      expect(agent.wire().filter((m) => m.id === null).map((m) => m.error?.code)).toEqual([-32700, -32600])
+      const sessionId = yield* agent.newSession
+      expect(sessionId).toEqual(expect.any(String))
+    }))
 })

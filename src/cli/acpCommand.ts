@@ -29,12 +29,10 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
         import("./batchedStdout.js")
       ])
     )
-    const stream = acp.ndJsonStream(
-      // One write per turn of the event loop, not one per message.
-      batched.batchedStdout(),
-      node.Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
-    )
-    yield* agent.serve(stream, {
+    // Our messages go out through the batched writer, a few per write; the SDK reads the client's lines.
+    const stdout = batched.batchedStdout()
+    const lines = acp.ndJsonStream(stdout.bytes, node.Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>)
+    yield* agent.serve({ readable: lines.readable, writable: stdout.messages }, {
       timeout: Option.getOrUndefined(timeout),
       demoRequest: demo.demoRequest,
       version: packageVersion,
