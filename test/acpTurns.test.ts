@@ -161,6 +161,28 @@ describe("ask-user acp over stdio, as real clients drive it", () => {
       expect(agent.forms()).toEqual([])
     }))
 
+  describe("a client that goes away with a form open", () => {
+    const goneWhileAsking = (closeStdin: boolean) =>
+      Effect.gen(function*() {
+        const agent = yield* rawAgent()
+        const sessionId = yield* agent.newSession
+        yield* agent.write(agent.prompt(sessionId, JSON.stringify(single)))
+        yield* waitFor(() => agent.forms().length === 1, "the form")
+        agent.child.stdout!.destroy()
+        if (closeStdin) agent.child.stdin!.end()
+        // With stdin open, the next prompt's writes meet the closed pipe (EPIPE).
+        else yield* agent.write(agent.prompt(sessionId, JSON.stringify(single)))
+        const code = yield* Effect.promise(() => agent.exited).pipe(Effect.timeout("5 seconds"))
+        expect(code).toBe(0)
+        const stderr = agent.stderr.join("")
+        expect(stderr.split("\n").filter((line) => line !== "").length).toBeLessThanOrEqual(1)
+        expect(stderr).not.toMatch(/^\s+at /m)
+      })
+
+    it.live("both pipes closed: the agent exits 0, with one line on stderr at most and no stack trace", () => goneWhileAsking(true))
+    it.live("only its stdout closed: the agent exits 0 at the next write, with no stack trace", () => goneWhileAsking(false))
+  })
+
   // The SDK's line reader answers these through the batched stdout's byte writer, in order with the rest.
   it.live("answers a line that is not JSON with -32700 and a JSON array with -32600, and goes on serving", () =>
     Effect.gen(function*() {
