@@ -157,6 +157,44 @@ describe("ask-user acp: a turn ended by the client, a newer prompt or a signal",
       expect((yield* agent.responseTo(next.prompt.id)).result).toEqual({ stopReason: "end_turn" })
     }))
 
+  // docs/acp.md: a form answered in the same breath as the cancel, in either order, counts as the cancel.
+  for (const order of ["cancel first", "answer first"] as const) {
+    it.live(`session/cancel and an accepted form in one write (${order}): the turn ends cancelled, no answer streamed, 10 times`, () =>
+      Effect.gen(function*() {
+        const agent = yield* rawAgent()
+        for (let run = 0; run < 10; run++) {
+          const sessionId = yield* agent.newSession
+          const { form, prompt } = yield* openForm(agent, sessionId)
+          const answer = { id: form.id, result: accept }
+          const cancel = agent.cancel(sessionId)
+          yield* order === "cancel first" ? agent.write(cancel, answer) : agent.write(answer, cancel)
+          expect((yield* agent.responseTo(prompt.id)).result).toEqual({ stopReason: "cancelled" })
+          expect(chunks(agent, sessionId)).toEqual([])
+          // Announced, never reported: a client marks a cancelled turn's tool calls itself.
+          expect(toolCalls(agent, sessionId).filter((call) => call.startsWith(`${form.params.toolCallId}:`)))
+            .toEqual([`${form.params.toolCallId}:pending`])
+          expect(agent.wire().some(cancelRequestFor(form))).toBe(false)
+        }
+        expect(agent.stderr.join("")).toBe("")
+      }))
+
+    it.live(`$/cancel_request for the prompt and an accepted form in one write (${order}): -32800, no answer streamed, 10 times`, () =>
+      Effect.gen(function*() {
+        const agent = yield* rawAgent()
+        for (let run = 0; run < 10; run++) {
+          const sessionId = yield* agent.newSession
+          const { form, prompt } = yield* openForm(agent, sessionId)
+          const answer = { id: form.id, result: accept }
+          const cancel = { method: "$/cancel_request", params: { requestId: prompt.id } }
+          yield* order === "cancel first" ? agent.write(cancel, answer) : agent.write(answer, cancel)
+          expect((yield* agent.responseTo(prompt.id)).error?.code).toBe(-32800)
+          expect(chunks(agent, sessionId)).toEqual([])
+          expect(toolCalls(agent, sessionId).filter((call) => call.startsWith(`${form.params.toolCallId}:`)))
+            .toEqual([`${form.params.toolCallId}:pending`])
+        }
+      }))
+  }
+
   it.live("$/cancel_request right behind its prompt (one write): no form, no tool call, the prompt answered -32800", () =>
     Effect.gen(function*() {
       const agent = yield* rawAgent()

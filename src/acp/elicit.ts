@@ -87,10 +87,11 @@ export class SessionCancelled extends Data.TaggedError("SessionCancelled")<{ rea
  * abort listener then), so a form already answered is never cancelled on the
  * wire.
  *
- * Anything but an accepted form settles one macrotask later: every message
- * already read from the client (a `session/cancel` sent in the same breath as
- * the form's `cancel`, in either order) has been dispatched by then, and a
- * form whose session was cancelled fails as that cancel.
+ * Every response settles one macrotask later: every message already read
+ * from the client (a `session/cancel` or `$/cancel_request` sent in the same
+ * breath as the form's answer, in either order) has been dispatched by then,
+ * and a form whose session was cancelled fails as that cancel, even when the
+ * client accepted it.
  *
  * The client's result is untrusted JSON (`null` when an SDK client's handler
  * returned nothing): nothing here assumes its shape, and the promise's
@@ -131,12 +132,8 @@ export const sendElicitation = (
         })
       ))
     }
-    const settleAfterInput = (outcome: Result.Result<acp.CreateElicitationResponse, Failure>) => {
-      if (Result.isSuccess(outcome) && actionOf(outcome.success) === "accept" && form.cancelledByClient === undefined) {
-        return finish(outcome)
-      }
-      setImmediate(finish, outcome)
-    }
+    // The SDK matches a response at once but dispatches a notification after a chain of awaits.
+    const settleAfterInput = (outcome: Result.Result<acp.CreateElicitationResponse, Failure>) => void setImmediate(finish, outcome)
     forms.add(form)
     onSent(form)
     client.request(acp.methods.client.elicitation.create, params, {
