@@ -266,12 +266,18 @@ describe.each([["in process", inProcessAgent], ["subprocess over stdio", subproc
         }))
     })
 
-    it.live("reports PROVIDER_FAILED, sending no elicitation, to a client without form elicitation", () =>
+    it.live("reports PROVIDER_FAILED, sending no elicitation, to a client without form elicitation, and a failed tool call", () =>
       Effect.gen(function*() {
         const agent = yield* driveAgentOn(connect, accept({ question_1: "yes" }), { form: false })
-        const turn = yield* agent.prompt(yield* agent.newSession(), JSON.stringify(single))
+        const sessionId = yield* agent.newSession()
+        const turn = yield* agent.prompt(sessionId, JSON.stringify(single))
         expect(reply(turn.reply)).toMatchObject({ code: "PROVIDER_FAILED" })
         expect(agent.seen).toEqual([])
+        // The SDK writes in order: the tool call's updates went out before the turn's reply.
+        const statuses = agent.updates
+          .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate !== "agent_message_chunk")
+          .map((n) => "status" in n.update ? n.update.status : undefined)
+        expect(statuses).toEqual(["pending", "failed"])
         yield* waitFor(() => agent.diagnostics().includes("PROVIDER_FAILED"), "the diagnostic")
       }))
 

@@ -112,13 +112,31 @@ describe("AcpProvider", () => {
       expect(seen).toEqual([])
     }))
 
-  it.live("fails PROVIDER_FAILED and sends nothing when the client lacks form elicitation", () =>
+  it.live("fails PROVIDER_FAILED with no form when the client lacks form elicitation, shown as a failed tool call", () =>
     Effect.gen(function*() {
-      const { ask, seen } = yield* rig(accept({ question_1: "yes" }), { form: false })
+      const { ask, seen, updates } = yield* rig(accept({ question_1: "yes" }), { form: false })
       const error = yield* Effect.flip(ask(inSession(single)))
       expect(error.code).toBe("PROVIDER_FAILED")
       expect(error.message).toContain("elicitation.form")
       expect(seen).toEqual([])
+      yield* waitFor(() => updates.length === 2, "the tool call's two updates")
+      const [started, finished] = updates.map((u) => u.update)
+      expect(started).toMatchObject({ sessionUpdate: "tool_call", status: "pending", title: "Deploy now?" })
+      expect(finished).toMatchObject({
+        sessionUpdate: "tool_call_update",
+        toolCallId: (started as { toolCallId: string }).toolCallId,
+        status: "failed",
+        rawOutput: { code: "PROVIDER_FAILED", message: error.message }
+      })
+    }))
+
+  it.live("without form elicitation inside the caller's own tool call, reports nothing: the caller does", () =>
+    Effect.gen(function*() {
+      const { ask, updates } = yield* rig(accept({ question_1: "yes" }), { form: false })
+      const error = yield* Effect.flip(ask(single).pipe(AcpProvider.withSession({ sessionId: "s1", toolCallId: "call-3" })))
+      expect(error.code).toBe("PROVIDER_FAILED")
+      yield* Effect.sleep("50 millis")
+      expect(updates).toEqual([])
     }))
 
   it.live("maps decline, cancel and an unknown action", () =>

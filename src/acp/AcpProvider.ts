@@ -16,9 +16,10 @@
  *
  * Each ask goes to one ACP session: the `AcpSession` reference when it is set
  * around the ask (it also carries the `toolCallId`), else the request's
- * `agent.id` as the `sessionId`. Without either, or when the client did not
- * advertise `clientCapabilities.elicitation.form`, the ask fails
- * `ProviderFailed` and nothing is sent.
+ * `agent.id` as the `sessionId`. Without either the ask fails
+ * `ProviderFailed` and nothing is sent; when the client did not advertise
+ * `clientCapabilities.elicitation.form` it fails `ProviderFailed` with no
+ * form sent, shown in its session as a tool call that failed.
  *
  * @since 0.1.0
  */
@@ -120,13 +121,13 @@ export class AcpProvider extends Context.Service<AcpProvider, {
   readonly cancelSession: (sessionId: string, options?: CancelSessionOptions) => Effect.Effect<number>
 }>()("effect-user-interaction/AcpProvider") {
   /**
-   * A provider bound to one ACP connection. Asks while the client lacks form
-   * elicitation fail `ProviderFailed` before anything is sent. Each ask is a
-   * tool call the client can show (unless the ask runs inside the caller's
-   * own tool call, `AcpProvider.withSession({ toolCallId })`, which the
-   * caller reports): `tool_call` `pending` before the form, then
-   * `tool_call_update` `completed` with the answer or `failed` with the
-   * error. When the layer's scope closes, forms still open are cancelled on
+   * A provider bound to one ACP connection. Each ask is a tool call the
+   * client can show (unless the ask runs inside the caller's own tool call,
+   * `AcpProvider.withSession({ toolCallId })`, which the caller reports):
+   * `tool_call` `pending` before the form, then `tool_call_update`
+   * `completed` with the answer or `failed` with the error. Asks while the
+   * client lacks form elicitation fail `ProviderFailed` with no form sent;
+   * their tool call is announced and reported `failed` at once. When the layer's scope closes, forms still open are cancelled on
    * the wire and their asks fail `ProviderClosed`, as do later asks.
    *
    * @since 0.1.0
@@ -175,30 +176,37 @@ export class AcpProvider extends Context.Service<AcpProvider, {
         )
       }
 
+      /** A client without forms still sees the ask in its session: a tool call that failed, saying why. */
+      const refuseWithoutForm = (request: AskUserQuestionRequest, scope: SessionScope | undefined, own: boolean) =>
+        Effect.suspend(() => {
+          const error = new ProviderFailed({
+            message: "The ACP client does not support form elicitation (clientCapabilities.elicitation.form)."
+          })
+          if (scope !== undefined && own) {
+            update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
+            update(scope.sessionId, toolCallFinished(scope.toolCallId, { error }))
+          }
+          return Effect.fail(error)
+        })
+
       const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
         Effect.flatMap(AcpSession, (session) => {
           if (closed) return Effect.fail(new ProviderClosed({ message: "The ACP provider is closed." }))
-          if (!supportsForm) {
-            return Effect.fail(
-              new ProviderFailed({
-                message: "The ACP client does not support form elicitation (clientCapabilities.elicitation.form)."
-              })
-            )
-          }
           const sessionId = session?.sessionId ?? request.agent?.id
-          if (sessionId === undefined || sessionId === "") {
+          const callerToolCall = session?.toolCallId
+          const own = callerToolCall === undefined
+          const scope = sessionId === undefined || sessionId === ""
+            ? undefined
+            : { sessionId, toolCallId: callerToolCall ?? `ask_user_question_${++toolCalls}` }
+          if (!supportsForm) return refuseWithoutForm(request, scope, own)
+          if (scope === undefined) {
             return Effect.fail(
               new ProviderFailed({
                 message: "No ACP session for this ask: set AcpProvider.withSession around it or request.agent.id."
               })
             )
           }
-          const callerToolCall = session?.toolCallId
-          return askOnForm(
-            request,
-            { sessionId, toolCallId: callerToolCall ?? `ask_user_question_${++toolCalls}` },
-            callerToolCall === undefined
-          )
+          return askOnForm(request, scope, own)
         })
 
       const cancelSession = (sessionId: string, cancelOptions?: CancelSessionOptions) =>
