@@ -288,6 +288,30 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     }
   })
 
+  it("after the pane is resized, frames are drawn for its new size: redraws add nothing to the scrollback", async () => {
+    const pane = open(`${askUser} ${files["tall.json"]}`, 30, 100)
+    await pane.waitFor((text) => text.includes("❯ yes"), "the question")
+    const historySize = () => Number(tmux("display-message", "-p", "-t", pane.name, "#{history_size}").trim())
+    tmux("resize-window", "-t", pane.name, "-x", "40", "-y", "10")
+    // The first frame after the resize is drawn at the new size; what the shrink itself pushed up stays.
+    pane.keys("Down")
+    await pane.waitFor((text) => text.includes("❯ no"), "the first arrow after the resize")
+    const settled = historySize()
+    for (let i = 0; i < 6; i++) {
+      pane.keys(i % 2 === 0 ? "Up" : "Down")
+      await pane.waitFor((text) => text.includes(i % 2 === 0 ? "❯ yes" : "❯ no"), `arrow press ${i + 1}`)
+    }
+    // A frame laid out for 100 columns wraps on 40, and each redraw would leave its overflow above.
+    expect(historySize()).toBe(settled)
+    const screen = pane.screen().trimEnd().split("\n")
+    expect(screen.length).toBeLessThanOrEqual(9)
+    expect(screen.filter((line) => line.includes("❯"))).toEqual(["❯ no"])
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["no"])
+  })
+
   it("hostile model text is shown as visible escapes: no clear, no title, no clipboard", async () => {
     tmux("start-server")
     tmux("set-option", "-g", "set-clipboard", "on")

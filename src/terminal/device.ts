@@ -150,6 +150,27 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
 }
 
 /**
+ * Opens `/dev/tty` for drawing, its size kept current: Node refreshes the
+ * size of `process.stdout` and `process.stderr` on SIGWINCH, never of a
+ * stream opened here, whose `columns` and `rows` would stay what they were at
+ * start-up and every frame drawn after a resize would wrap. `close` destroys
+ * the stream and stops following the window's size.
+ */
+const openTtyOutput = (): { readonly output: tty.WriteStream; readonly close: () => void } => {
+  const output = ignoringHangUp(new tty.WriteStream(fs.openSync("/dev/tty", "w")))
+  // The same refresh Node runs for stdout: reads the window's size, emits "resize" when it changed.
+  const refresh = () => (output as unknown as { readonly _refreshSize?: () => void })._refreshSize?.()
+  process.on("SIGWINCH", refresh)
+  return {
+    output,
+    close: () => {
+      process.off("SIGWINCH", refresh)
+      output.destroy()
+    }
+  }
+}
+
+/**
  * Opens the controlling terminal (`/dev/tty`) for reading keys and drawing,
  * closed with the scope; `None` when the process has no controlling terminal.
  */
@@ -160,22 +181,21 @@ export const openControllingTerminal: Effect.Effect<Option.Option<TerminalStream
         const inputFd = fs.openSync("/dev/tty", "r")
         if (!tty.isatty(inputFd)) {
           fs.closeSync(inputFd)
-          return Option.none<TerminalStreams>()
+          return Option.none()
         }
         const input = new tty.ReadStream(inputFd)
-        const output = ignoringHangUp(new tty.WriteStream(fs.openSync("/dev/tty", "w")))
-        return Option.some<TerminalStreams>({ input, output })
+        return Option.some({ input, ...openTtyOutput() })
       } catch {
-        return Option.none<TerminalStreams>()
+        return Option.none()
       }
     }),
-    (streams) =>
+    (opened) =>
       Effect.sync(() => {
-        if (Option.isNone(streams)) return
-        streams.value.input.destroy()
-        ;(streams.value.output as tty.WriteStream).destroy()
+        if (Option.isNone(opened)) return
+        opened.value.input.destroy()
+        opened.value.close()
       })
-  )
+  ).pipe(Effect.map(Option.map(({ input, output }): TerminalStreams => ({ input, output }))))
 
 /**
  * Opens `/dev/tty` for drawing only (when keys come from a stdin that is a
@@ -185,10 +205,10 @@ export const openTerminalOutput: Effect.Effect<Option.Option<TerminalOutput>, ne
   .acquireRelease(
     Effect.sync(() => {
       try {
-        return Option.some<TerminalOutput>(ignoringHangUp(new tty.WriteStream(fs.openSync("/dev/tty", "w"))))
+        return Option.some(openTtyOutput())
       } catch {
-        return Option.none<TerminalOutput>()
+        return Option.none()
       }
     }),
-    (output) => Effect.sync(() => Option.isSome(output) && (output.value as tty.WriteStream).destroy())
-  )
+    (opened) => Effect.sync(() => Option.isSome(opened) && opened.value.close())
+  ).pipe(Effect.map(Option.map(({ output }): TerminalOutput => output)))
