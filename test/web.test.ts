@@ -8,7 +8,7 @@ import { type AskUserQuestionRequest, UserInteraction, UserInteractionProvider }
 import { WebProvider, type WebProviderOptions } from "effect-user-interaction/web"
 import { makePendingTable } from "../src/web/pending.js"
 import { makeHostCheck, originAllowed } from "../src/web/security.js"
-import { batch, batchAnswer, single } from "./support/requests.js"
+import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 import { openEvents, postJson, send, waitFor } from "./support/webClient.js"
 
 const token = "test-token"
@@ -319,11 +319,24 @@ describe("web pending table", () => {
       // The last event tells the page the provider is gone for good.
       expect(events.map((e) => e.event)).toEqual(["asked", "resolved", "closing"])
       expect(events[1]?.data).toEqual({ id: entry?.view.id, outcome: "closed" })
-      expect(events[2]?.data).toEqual({ unanswered: 1 })
-      expect(yield* Fiber.join(late)).toEqual([{ event: "closing", data: { unanswered: 1 } }])
+      expect(events[2]?.data).toEqual({ unanswered: 1, cancelled: 0 })
+      expect(yield* Fiber.join(late)).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 0 } }])
       expect(table.subscribers()).toBe(0)
       // A stream opened after the end gets the closing event and ends at once.
-      expect(yield* Stream.runCollect(table.events)).toEqual([{ event: "closing", data: { unanswered: 1 } }])
+      expect(yield* Stream.runCollect(table.events)).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 0 } }])
+    }))
+
+  it.effect("the closing event counts the asks a person cancelled or declined, here or on another surface, apart from the withdrawn", () =>
+    Effect.gen(function*() {
+      const table = makePendingTable()
+      const asks = Array.from({ length: 5 }, () => table.register(single, new Date(0))!)
+      table.settle(asks[0]!, "cancelled")
+      table.settle(asks[1]!, "aborted", undefined, { surface: "terminal", where: "the terminal", settled: "ASK_DECLINED" })
+      table.settle(asks[2]!, "aborted", undefined, { surface: "terminal", where: "the terminal", settled: "answered" })
+      table.settle(asks[3]!, "timeout")
+      table.settle(asks[4]!, "answered", Exit.succeed(singleAnswer))
+      yield* table.endStreams
+      expect(yield* Stream.runCollect(table.events)).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 2 } }])
     }))
 })
 

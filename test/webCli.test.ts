@@ -90,7 +90,7 @@ describe("ask-user --web", () => {
       expect(events.events).toEqual([
         { event: "asked", data: expect.objectContaining({ id }) },
         { event: "resolved", data: { id, outcome: "answered" } },
-        { event: "closing", data: { unanswered: 0 } }
+        { event: "closing", data: { unanswered: 0, cancelled: 0 } }
       ])
       expect(await send(port, "/api/questions").then(() => "open", (e) => e.code)).toBe("ECONNREFUSED")
     } finally {

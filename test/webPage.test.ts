@@ -3,9 +3,10 @@
  * accessible names, live updates, and model text that stays text.
  */
 import { expect, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import {
+  AskDeclined,
   type AskUserQuestionRequest,
   FanoutProvider,
   UserInteraction,
@@ -527,6 +528,49 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
         expect(yield* promise(() => page.locator("#card").textContent())).not.toContain("All questions were answered")
       }), { timeout: 60_000 })
   }
+
+  it.effect("after a Cancel in the page, says the request was cancelled, not that the questions were answered", () =>
+    Effect.gen(function*() {
+      const browser = yield* Chromium
+      const { file } = tempFiles({ file: single })
+      const run = yield* Effect.acquireRelease(
+        Effect.sync(() => start(["--web", file!])),
+        (run) => Effect.sync(() => run.child.kill("SIGKILL"))
+      )
+      yield* promise(() => run.stderrContains("\n"))
+      const url = /^Answer at (\S+)$/m.exec(run.stderr())![1]!
+      const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+      yield* promise(() => page.goto(url))
+      yield* promise(() => page.getByRole("button", { name: "Cancel", exact: true }).click())
+      expect(yield* promise(() => run.exited)).toBe(3)
+      yield* promise(() =>
+        page.locator("#card").getByText("No more questions: one request was cancelled or declined. You can close this tab.").waitFor()
+      )
+      expect(yield* promise(() => page.locator("#card").textContent())).not.toContain("answered")
+    }), { timeout: 60_000 })
+
+  it.effect("when the terminal declines and the provider then closes, the page keeps \"Declined in the terminal.\" and says so", () =>
+    Effect.gen(function*() {
+      const browser = yield* Chromium
+      const gate = yield* Deferred.make<void>()
+      const terminal = Layer.succeed(UserInteractionProvider, UserInteractionProvider.of({
+        name: "terminal",
+        ask: () => Effect.andThen(Deferred.await(gate), Effect.fail(new AskDeclined({ message: "Declined on the terminal." })))
+      }))
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(UserInteraction.layerWith(FanoutProvider.layer(terminal, WebProvider.layer())), scope)
+      const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+      yield* promise(() => page.goto(Context.get(context, WebProvider).url))
+      const asking = yield* Effect.forkChild(UserInteraction.ask(single).pipe(Effect.provideContext(context), Effect.flip))
+      yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
+      yield* Deferred.succeed(gate, undefined)
+      expect((yield* Fiber.join(asking)).code).toBe("ASK_DECLINED")
+      yield* promise(() => page.getByRole("heading", { name: "Declined in the terminal." }).waitFor())
+      yield* Scope.close(scope, Exit.void)
+      yield* promise(() => page.locator("#card").getByText("one request was cancelled or declined", { exact: false }).waitFor())
+      expect(yield* promise(() => page.getByRole("heading", { name: "Declined in the terminal." }).isVisible())).toBe(true)
+      expect(yield* promise(() => page.getByRole("button", { name: "Next request" }).isVisible())).toBe(false)
+    }), { timeout: 60_000 })
 
   it.effect("after ask-user --web exits, says the questions were answered and makes no request for 5 s", () =>
     Effect.gen(function*() {

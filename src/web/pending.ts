@@ -53,9 +53,16 @@ export type WebEvent =
   | { readonly event: "resolved"; readonly data: { readonly id: string; readonly outcome: Outcome } & Partial<Elsewhere> }
   /**
    * The last event of every stream: the provider is closing (`unanswered`: asks
-   * withdrawn unanswered while it ran: timed out, given up by the agent, closed).
+   * withdrawn unanswered while it ran: timed out, given up by the agent, closed;
+   * `cancelled`: asks a person cancelled or declined, here or on another surface).
    */
-  | { readonly event: "closing"; readonly data: { readonly unanswered: number } }
+  | { readonly event: "closing"; readonly data: Closing }
+
+/** What the `closing` event says of the provider's run. */
+export interface Closing {
+  readonly unanswered: number
+  readonly cancelled: number
+}
 
 /** A pending ask: its view, the request to judge answers against, and the wait. */
 export interface Entry {
@@ -133,6 +140,8 @@ export const makePendingTable = (): PendingTable => {
    * would find nothing left and the page would say everything was answered.
    */
   let withdrawn = 0
+  /** Asks a person cancelled or declined (in the page, or on another surface of a fan-out). */
+  let refused = 0
 
   const broadcast = (event: WebEvent) => {
     for (const queue of queues) Queue.offerUnsafe(queue, event)
@@ -156,12 +165,13 @@ export const makePendingTable = (): PendingTable => {
     if (pending.get(entry.view.id) !== entry) return false
     pending.delete(entry.view.id)
     if (isWithdrawn(outcome, elsewhere)) withdrawn++
+    else if (outcome === "cancelled" || (elsewhere !== undefined && elsewhere.settled !== "answered")) refused++
     broadcast({ event: "resolved", data: { id: entry.view.id, outcome, ...elsewhere } })
     if (exit !== undefined) Deferred.doneUnsafe(entry.answer, exit)
     return true
   }
 
-  const closing = (): WebEvent => ({ event: "closing", data: { unanswered: withdrawn } })
+  const closing = (): WebEvent => ({ event: "closing", data: { unanswered: withdrawn, cancelled: refused } })
 
   const events: Stream.Stream<WebEvent> = Stream.unwrap(
     Effect.acquireRelease(

@@ -59,7 +59,13 @@ type StreamMessage =
   | { readonly type: "status"; readonly text: string }
   | { readonly type: "asked"; readonly data: PendingRequest }
   | { readonly type: "resolved"; readonly data: Resolved }
-  | { readonly type: "closing"; readonly data: { readonly unanswered: number } }
+  | { readonly type: "closing"; readonly data: Closing }
+
+/** The server's `closing` event: asks withdrawn unanswered, and asks a person cancelled or declined. */
+interface Closing {
+  readonly unanswered: number
+  readonly cancelled: number
+}
 
 const token = new URLSearchParams(location.search).get("token") ?? ""
 const pending = new Map<string, PendingRequest>()
@@ -71,7 +77,17 @@ let seenSinceOpen = new Set<string>()
 /** Requests the stream said are settled: a list fetched earlier must not bring them back. */
 const settled = new Map<string, Resolved>()
 /** Set by the server's `closing` event: nothing will be asked here again. */
-let finished: { readonly unanswered: number } | undefined
+let finished: Closing | undefined
+
+/** What the page says once ask-user has finished: the truth about how its questions ended. */
+const finishedText = (closing: Closing): string =>
+  closing.unanswered > 0
+    ? "ask-user stopped before every question was answered. You can close this tab."
+    : closing.cancelled === 1
+    ? "No more questions: one request was cancelled or declined. You can close this tab."
+    : closing.cancelled > 1
+    ? `No more questions: ${closing.cancelled} requests were cancelled or declined. You can close this tab.`
+    : "All questions were answered. You can close this tab."
 
 const byId = (id: string): HTMLElement => {
   const found = document.getElementById(id)
@@ -333,11 +349,7 @@ const renderQuestion = () => {
   notice = undefined
   const entry = currentId === undefined ? undefined : pending.get(currentId)
   if (entry === undefined) {
-    card.replaceChildren(h("p", { class: "empty" }, finished === undefined
-      ? emptyText
-      : finished.unanswered === 0
-      ? "All questions were answered. You can close this tab."
-      : "ask-user stopped before every question was answered. You can close this tab."))
+    card.replaceChildren(h("p", { class: "empty" }, finished === undefined ? emptyText : finishedText(finished)))
     return
   }
   const state = progressOf(entry.id)
@@ -641,10 +653,16 @@ const receive = (message: StreamMessage) => {
       stopStream()
       connection.textContent = "Finished: ask-user is no longer running."
       for (const id of Array.from(pending.keys())) drop(id)
-      currentId = undefined
       renderList()
-      renderQuestion()
-      announce(finished.unanswered === 0 ? "All questions were answered. You can close this tab." : "ask-user stopped.")
+      if (notice === undefined) {
+        currentId = undefined
+        renderQuestion()
+      } else {
+        // "Answered in the terminal." stays on screen: it says how the last request ended.
+        notice.info.textContent = finishedText(finished)
+        notice.next.hidden = true
+      }
+      announce(finishedText(finished))
   }
 }
 
@@ -706,7 +724,7 @@ const connect = () =>
     const data = (event: Event): unknown => JSON.parse((event as MessageEvent<string>).data)
     source.addEventListener("asked", (event) => relay({ type: "asked", data: data(event) as PendingRequest }))
     source.addEventListener("resolved", (event) => relay({ type: "resolved", data: data(event) as Resolved }))
-    source.addEventListener("closing", (event) => relay({ type: "closing", data: data(event) as { unanswered: number } }))
+    source.addEventListener("closing", (event) => relay({ type: "closing", data: data(event) as Closing }))
   })
 
 document.addEventListener("keydown", (event) => {
