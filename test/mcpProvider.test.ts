@@ -345,6 +345,27 @@ describe("McpProvider timing (fake timers drive the SDK's and the seam's timers)
       expect(vi.getTimerCount()).toBe(0)
     }))
 
+  it.live("2026-07-28: closing the provider's scope refuses a timed-out ask's kept state and leaves no timer armed", () =>
+    Effect.gen(function*() {
+      yield* fakeTimers
+      const modern = new McpServer({ name: "host", version: "1.0.0" })
+      modern.server.getNegotiatedProtocolVersion = () => "2026-07-28"
+      const ctx = {
+        mcpReq: { id: 7, signal: new AbortController().signal, requestState: () => undefined, inputResponses: undefined,
+          envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { form: {} } } } }
+      } as never
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(UserInteraction.layerWith(McpProvider.layer(modern), { timeout: "1 second" }), scope)
+      const asks = UserInteraction.ask(single).pipe(Effect.as({ content: [] }), Effect.catch(() => Effect.succeed({ content: [], isError: true })))
+      const round: any = yield* McpProvider.handleToolCall(ctx, asks).pipe(Effect.provideContext(context))
+      expect(round.resultType).toBe("input_required")
+      // The seam's timeout ends the ask; the round's state is kept (its 24-hour timer still armed) for the retry.
+      yield* Effect.promise(() => vi.advanceTimersByTimeAsync(1_500))
+      expect(vi.getTimerCount()).toBe(1)
+      yield* Scope.close(scope, Exit.void)
+      expect(vi.getTimerCount()).toBe(0)
+    }))
+
   it.live("the seam's timeout ends the ask with ASK_TIMEOUT and cancels the elicitation on the wire", () =>
     Effect.gen(function*() {
       yield* fakeTimers
@@ -474,7 +495,7 @@ describe("McpProvider across protocol eras (in process)", () => {
       })
     }))
 
-  it.live("2026-07-28: the seam's timeout settles an ask whose retry never comes", () =>
+  it.live("2026-07-28: the seam's timeout settles an ask; a late retry gets ASK_TIMEOUT once, then its state is refused", () =>
     Effect.gen(function*() {
       const h = yield* inProcess({ era: "2026-07-28", timeout: "200 millis" })
       const first: any = yield* Effect.promise(() =>
@@ -482,13 +503,17 @@ describe("McpProvider across protocol eras (in process)", () => {
       )
       expect(first.resultType).toBe("input_required")
       yield* Effect.sleep("600 millis")
-      const late = yield* Effect.promise(() =>
+      const retry = (args: unknown) =>
         h.sdk.callTool(
-          { name: "ask_user_question", arguments: single, inputResponses: { ask: { action: "accept", content: { question_1: "yes" } } }, requestState: first.requestState },
+          { name: "ask_user_question", arguments: args as never, inputResponses: { ask: { action: "accept", content: { question_1: "yes" } } }, requestState: first.requestState },
           { allowInputRequired: true }
-        ).then(() => "answered", (error: any) => error.code)
-      )
-      expect(late).toBe(-32602)
+        ).then((result: any) => result, (error: any) => error.data?.reason ?? error.code)
+      // A retry of another call is still refused: the kept result is only for the call it belongs to.
+      expect(yield* Effect.promise(() => retry({ questions: [{ id: "other", question: "Other?" }] }))).toBe("request_state_of_another_call")
+      const late: any = yield* Effect.promise(() => retry(single))
+      expect(late.isError).toBe(true)
+      expect(errorCode(JSON.parse(late.content[0].text))).toEqual({ name: "UserInteractionError", code: "ASK_TIMEOUT" })
+      expect(yield* Effect.promise(() => retry(single))).toBe("request_state_already_used")
     }))
 
   it.live("2026-07-28: an app's own tool asks twice in a row through McpProvider.handleToolCall, one round each", () =>

@@ -293,20 +293,23 @@ describe("ask-user mcp over stdio, one client of each protocol era in the same r
       expect(h.forms).toEqual([])
     }))
 
-  it.live("2026-07-28: --timeout settles an ask whose retry never comes, and its state is refused afterwards", () =>
+  it.live("2026-07-28: --timeout settles the ask; a retry after it gets ASK_TIMEOUT, and its state is refused after that", () =>
     Effect.gen(function*() {
       const h = yield* overStdio(["--timeout", "1s"], { era: "2026-07-28" })
       const first = yield* Effect.promise((): Promise<any> =>
         h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
       )
       yield* Effect.sleep("1500 millis")
-      const late = yield* Effect.promise(() =>
+      const retry = () =>
         h.sdk.callTool(
           { name: "ask_user_question", arguments: single, inputResponses: { ask: { action: "accept", content: { question_1: "yes" } } }, requestState: first.requestState },
           { allowInputRequired: true }
-        ).then(() => undefined, (error: any) => error.code)
-      )
-      expect(late).toBe(-32602)
+        ).then((result: any) => result, (error: any) => error.code)
+      // The person answered too late: the model learns that, not an answer and not a protocol error.
+      const late: any = yield* Effect.promise(retry)
+      expect(late.isError).toBe(true)
+      expect(errorCode(JSON.parse(late.content[0].text))).toEqual({ name: "UserInteractionError", code: "ASK_TIMEOUT" })
+      expect(yield* Effect.promise(retry)).toBe(-32602)
     }))
 })
 

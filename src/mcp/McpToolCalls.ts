@@ -17,9 +17,13 @@
  * already used, or sealed elsewhere), or one that comes back on a call with
  * other arguments than the call it was issued for, is refused with the
  * JSON-RPC error `-32602 Invalid or expired requestState`, never answered.
- * A suspended call ends when its handler ends (for example on the seam's
- * `timeout`), when the client cancels a round, or when its state expires;
- * its state is refused from then on.
+ * A suspended call ends when its handler ends, when the client cancels a
+ * round, or when its state expires; its state is refused from then on. A
+ * handler that ends on its own while the client holds its form (the seam's
+ * `timeout`, say) leaves its result for that form's state: the client's
+ * retry, if it comes within the state's life, gets the result (for
+ * `ask_user_question`, the `ASK_TIMEOUT` failure) instead of an answer to
+ * the form, and the state is used.
  *
  * @since 0.2.0
  */
@@ -36,10 +40,11 @@ import {
   type Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -191,7 +196,16 @@ export class McpToolCalls extends Context.Service<McpToolCalls, {
    * closes.
    */
   static readonly layer = (server: Server): Layer.Layer<McpToolCalls> =>
-    Layer.effect(McpToolCalls, Effect.map(Effect.scope, (scope) => McpToolCalls.of({ handle: makeHandle(server, scope) })))
+    Layer.effect(
+      McpToolCalls,
+      Effect.gen(function*() {
+        const { handle, withdrawAll } = makeHandle(server, yield* Effect.scope)
+        // Runs after the handlers' fibers (forked in the scope later) are interrupted: what is left
+        // is results kept for a retry, whose states must be refused and whose timers must stop.
+        yield* Effect.addFinalizer(() => Effect.sync(withdrawAll))
+        return McpToolCalls.of({ handle })
+      })
+    )
 }
 
 const makeHandle = (server: Server, scope: Scope.Scope) => {
@@ -274,13 +288,13 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         Effect.provideService(McpToolCall, { requestId: ctx.mcpReq.id, requestInput, capabilities }),
         Effect.onExit((exit) =>
           Effect.suspend(() => {
-            // Ended while the client holds a form (the seam's timeout, say): nobody waits for this
-            // result, and the state the client holds must be refused from now on.
-            if (call.pending !== undefined) {
-              // This fiber is the handler's, and it is ending anyway.
-              call.fiber = undefined
-              return drop(call)
-            }
+            // This fiber is the handler's, and it is ending anyway.
+            if (call.pending !== undefined) call.fiber = undefined
+            // Taken down while the client holds a form (the provider closing): its state is refused.
+            if (call.pending !== undefined && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return drop(call)
+            // Ended on its own while the client holds a form (the seam's timeout, say): the state stays
+            // good for one retry, which gets this result rather than an answer to the form.
+            call.pending = undefined
             takeStep(call, { _tag: "Done", exit })
             return Effect.void
           })
@@ -307,8 +321,10 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       // The retry of another call would get an answer to questions it never asked; the client
       // keeps the state, and may still retry the call it belongs to.
       if (!repeats(call.request, request)) return Effect.fail(refused("otherCall"))
-      const need = call.pending!
+      const need = call.pending
       withdraw(call)
+      // The handler ended while the client held the form: its result, whatever the reply says.
+      if (need === undefined) return round<ProtocolError>(ctx, call)
       const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
       // A retry without the reply: the client gets the same form again, under a new state.
       if (view.kind !== "elicit") return Effect.succeed(ask(call, need))
@@ -319,7 +335,11 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       return round<ProtocolError>(ctx, call)
     })
 
-  return <E, R>(
+  const withdrawAll = () => {
+    for (const call of Array.from(outstanding.values())) withdraw(call)
+  }
+
+  const handle = <E, R>(
     ctx: ServerContext,
     handler: Effect.Effect<CallToolResult, E, R>,
     request?: ToolCallRequest
@@ -334,4 +354,6 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       const state = ctx.mcpReq.requestState()
       return typeof state === "string" ? resume(ctx, state, request) : start(ctx, handler, request)
     })
+
+  return { handle, withdrawAll }
 }
