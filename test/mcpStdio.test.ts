@@ -350,4 +350,29 @@ describe("ask-user mcp when its client is killed mid-question", () => {
       // The issue's bound: a client that is gone must not keep a server process around.
       expect(tookMs).toBeLessThan(1000)
     }))
+
+  it.live("a client that closes only the server's stdout, a form open and stdin still open: the server exits 0 at its next write", () =>
+    Effect.gen(function*() {
+      const server = spawn(process.execPath, [askUserBin, "mcp"], { stdio: ["pipe", "pipe", "pipe"] })
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.kill("SIGKILL")))
+      const exited = new Promise<number | null>((resolve) => server.once("exit", resolve))
+      let out = ""
+      let err = ""
+      server.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+      server.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")))
+      const send = (message: object) => server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`)
+      const clientInfo = { name: "raw", version: "1" }
+      send({ id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: { form: {} } }, clientInfo } })
+      yield* waitFor(() => out.includes(`"id":1`), "20 seconds")
+      send({ method: "notifications/initialized" })
+      send({ id: 2, method: "tools/call", params: { name: "ask_user_question", arguments: single } })
+      yield* waitFor(() => out.includes("elicitation/create"), "20 seconds")
+      server.stdout.destroy()
+      // The client still writes: the answer to this ping meets the closed pipe.
+      send({ id: 3, method: "ping" })
+      const code = yield* Effect.promise(() => exited).pipe(Effect.timeout("5 seconds"))
+      expect(code).toBe(0)
+      expect(err.split("\n").filter(Boolean).length).toBeLessThanOrEqual(1)
+      expect(err).not.toMatch(/EPIPE|MaxListeners|\n\s+at /)
+    }))
 })

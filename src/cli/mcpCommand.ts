@@ -2,11 +2,12 @@
  * `ask-user mcp`: an MCP server on stdio with the one tool
  * `ask_user_question`, answered through the connected client's own form
  * (`McpProvider`). stdout carries nothing but the protocol; diagnostics go to
- * stderr. The server runs until the client closes stdin; a client that goes
- * away mid-question ends it quietly (exit 0).
+ * stderr. The server runs until the client closes stdin or stops reading
+ * stdout; a client that goes away mid-question ends it quietly (exit 0).
  *
  * @since 0.1.0
  */
+import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -30,40 +31,50 @@ const isClientGone = (error: unknown): boolean => {
  * For the lifetime of the scope, write failures on stdout and stderr are
  * observed (a client killed mid-question closes both pipes; an unobserved
  * `error` event would end the process with a stack trace), and the program
- * reports at most one connection error on stderr.
+ * reports at most one connection error on stderr. `stdoutGone` completes
+ * when a write to stdout finds its reader gone: a client that closed only
+ * that pipe (stdin still open) is gone too, and the SDK's transport does not
+ * close the connection for it.
  */
-const quietWhenTheClientGoes = Effect.acquireRelease(
-  Effect.sync(() => {
-    let reported = false
-    const ignore = () => undefined
-    process.stdout.on("error", ignore)
-    process.stderr.on("error", ignore)
-    /** Reports `error` as `line` (its cause in a few words, not the SDK's validator dump). */
-    const report = (error: Error, line: string) => {
-      if (reported || isClientGone(error)) return
-      reported = true
-      process.stderr.write(`ask-user mcp: ${sanitizeLine(line)}\n`)
-    }
-    return { ignore, report }
-  }),
-  ({ ignore }) =>
+const quietWhenTheClientGoes = Effect.flatMap(Deferred.make<void>(), (gone) =>
+  Effect.acquireRelease(
     Effect.sync(() => {
-      process.stdout.off("error", ignore)
-      process.stderr.off("error", ignore)
-    })
-)
+      let reported = false
+      const ignore = () => undefined
+      const onStdoutError = (error: Error) => {
+        if (isClientGone(error)) Deferred.doneUnsafe(gone, Effect.void)
+      }
+      process.stdout.on("error", onStdoutError)
+      process.stderr.on("error", ignore)
+      /** Reports `error` as `line` (its cause in a few words, not the SDK's validator dump). */
+      const report = (error: Error, line: string) => {
+        if (reported || isClientGone(error)) return
+        reported = true
+        process.stderr.write(`ask-user mcp: ${sanitizeLine(line)}\n`)
+      }
+      return { ignore, onStdoutError, report, stdoutGone: Deferred.await(gone) }
+    }),
+    ({ ignore, onStdoutError }) =>
+      Effect.sync(() => {
+        process.stdout.off("error", onStdoutError)
+        process.stderr.off("error", ignore)
+      })
+  ))
 
 const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
-    const { report } = yield* quietWhenTheClientGoes
+    // Runs last, once the connection is over: a client that closed only stdout still holds stdin
+    // open, and reading it would keep the process alive.
+    yield* Effect.addFinalizer(() => Effect.sync(() => process.stdin.destroy()))
+    const { report, stdoutGone } = yield* quietWhenTheClientGoes
     const { connectionErrorLine, serveAskUser } = yield* Effect.promise(() => import("../mcp/server.js"))
     const served = yield* serveAskUser(undefined, {
       timeout: Option.getOrUndefined(timeout),
       onerror: (error) => report(error, connectionErrorLine(error))
     })
-    // The SDK's stdio transport closes the connection when stdin ends or stdout fails.
-    yield* served.closed
+    // The SDK's stdio transport closes the connection when stdin ends; a broken stdout ends it here.
+    yield* Effect.raceFirst(served.closed, stdoutGone)
   }).pipe(Effect.scoped)
 
 /**
