@@ -634,6 +634,27 @@ describe("replies no SDK client would send (JSON-RPC written by hand)", () => {
       expect(errorCode(JSON.parse(retry.content[0].text))).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
     }))
 
+  it.live("2026-07-28: a reply that is no elicitation result (an unknown action, a roots result) is PROVIDER_FAILED, not the form again", () =>
+    Effect.gen(function*() {
+      for (const reply of [{ action: "maybe" }, { roots: [] }]) {
+        const h = yield* inProcess({ era: "2026-07-28" })
+        const first: any = yield* Effect.promise(() =>
+          h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
+        )
+        const retry: any = yield* Effect.promise(() =>
+          h.sdk.callTool(
+            { name: "ask_user_question", arguments: single, inputResponses: { ask: reply as never }, requestState: first.requestState },
+            { allowInputRequired: true }
+          )
+        )
+        expect(retry.resultType).not.toBe("input_required")
+        expect(retry.isError).toBe(true)
+        const failure = JSON.parse(retry.content[0].text)
+        expect(errorCode(failure)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
+        expect(failure.message).toContain("malformed")
+      }
+    }))
+
   it.live("2026-07-28: a requestState retried with other arguments is refused, and still answers its own call", () =>
     Effect.gen(function*() {
       const h = yield* inProcess({ era: "2026-07-28" })

@@ -9,6 +9,7 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, RequestId } from "@modelcontextprotocol/server"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { ProviderFailed } from "../UserInteractionError.js"
 
 /**
  * The client's reply to one form: what `elicitation/create` answers, whether
@@ -34,9 +35,10 @@ export interface McpToolCallInfo {
   /**
    * Set by `McpProvider.handleToolCall` on a 2026-07-28 connection: puts a
    * form in the call's next `input_required` result and waits for the
-   * client's retry to bring the reply.
+   * client's retry to bring the reply (`ProviderFailed` when what it brings
+   * is no elicitation result).
    */
-  readonly requestInput?: ((form: ElicitRequestFormParams) => Effect.Effect<ElicitReply>) | undefined
+  readonly requestInput?: ((form: ElicitRequestFormParams) => Effect.Effect<ElicitReply, ProviderFailed>) | undefined
   /** The capabilities the client declared on this request (2026-07-28: every request carries them). */
   readonly capabilities?: ClientCapabilities | undefined
 }

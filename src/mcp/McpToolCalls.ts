@@ -47,10 +47,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import { servesModernEra } from "./elicit.js"
 import { type ElicitReply, McpToolCall } from "./McpToolCall.js"
 import { sameJson } from "../internal/sameJson.js"
+import { ProviderFailed } from "../UserInteractionError.js"
 import { makeRequestStateCodec } from "./requestState.js"
 
 /** What a 2026-07-28 client echoes back: which suspended call, and which of its rounds. */
@@ -63,7 +65,7 @@ interface RoundState {
 interface Need {
   readonly _tag: "Need"
   readonly form: ElicitRequestFormParams
-  readonly reply: (reply: ElicitReply) => void
+  readonly reply: (reply: Result.Result<ElicitReply, ProviderFailed>) => void
 }
 
 /** What ends a round: the handler's own end, or a form for the client. */
@@ -101,6 +103,11 @@ const reasons = {
   used: "request_state_already_used",
   otherCall: "request_state_of_another_call"
 } as const
+
+/** A reply in the retry that is no elicitation result: as on 2025 eras, the ask fails rather than asking again. */
+const malformedReply = new ProviderFailed({
+  message: "The MCP client's reply to the form is malformed: it is not an elicitation result with the action accept, decline or cancel."
+})
 
 const refused = (reason: keyof typeof reasons) =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid or expired requestState", { reason: reasons[reason] })
@@ -279,8 +286,8 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         expiry: undefined
       }
       const requestInput = (form: ElicitRequestFormParams) =>
-        Effect.callback<ElicitReply>((resume) => {
-          takeStep(call, { _tag: "Need", form, reply: (reply) => resume(Effect.succeed(reply)) })
+        Effect.callback<ElicitReply, ProviderFailed>((resume) => {
+          takeStep(call, { _tag: "Need", form, reply: (reply) => resume(Effect.fromResult(reply)) })
         })
       const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined
       const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
@@ -325,13 +332,17 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       withdraw(call)
       // The handler ended while the client held the form: its result, whatever the reply says.
       if (need === undefined) return round<ProtocolError>(ctx, call)
-      const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
+      const sent = ctx.mcpReq.inputResponses?.[inputKey] as { readonly content?: unknown } | undefined
       // A retry without the reply: the client gets the same form again, under a new state.
-      if (view.kind !== "elicit") return Effect.succeed(ask(call, need))
+      if (sent === undefined) return Effect.succeed(ask(call, need))
+      const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
       // The content as sent: the SDK's view drops content that is not an object, which would
       // read as a form left empty; the form's reader refuses it instead.
-      const sent = (ctx.mcpReq.inputResponses?.[inputKey] as { readonly content?: unknown }).content
-      need.reply(sent === undefined ? { action: view.action } : { action: view.action, content: sent })
+      need.reply(
+        view.kind !== "elicit"
+          ? Result.fail(malformedReply)
+          : Result.succeed(sent.content === undefined ? { action: view.action } : { action: view.action, content: sent.content })
+      )
       return round<ProtocolError>(ctx, call)
     })
 
