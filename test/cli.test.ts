@@ -253,7 +253,7 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
       expect(lines[1]).toMatch(/^Try 'ask-user( \w+)? --help'\.$/)
     })
     expect(results[1]!.stderr.split("\n")[0]).toBe(
-      "ask-user: --timeout \"banana\" is not valid: expected a duration such as 30s, 5m, 1h or \"5 minutes\"."
+      "ask-user: --timeout \"banana\" is not valid: expected a duration longer than zero, such as 30s, 5m, 1h or \"5 minutes\"."
     )
     expect(results[2]!.stderr).toContain("Try 'ask-user mcp --help'.")
     expect(results[5]!.stderr).toContain("ask-user: --web does not apply with --durable")

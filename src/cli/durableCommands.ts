@@ -78,7 +78,7 @@ export const durableFlags = {
       (text) =>
         Option.isSome(Options.parseTimeout(text))
           ? "Expected a duration of at most 3650 days (about 10 years)"
-          : "Expected a duration such as 30s, 5m, 1h or \"2 days\", at most 3650 days"
+          : "Expected a duration longer than zero, such as 30s, 5m, 1h or \"2 days\", at most 3650 days"
     ),
     Flag.withDescription(
       "With --durable: the ask expires this long after it is created, even while no process runs (exit 4); at most 3650d."

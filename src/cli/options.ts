@@ -38,7 +38,7 @@ export const timeout: Flag.Flag<Option.Option<Duration.Duration>> = Flag.String(
   Flag.filterMap(
     parseTimeout,
     // effect/cli quotes the value; usage.ts turns this into one sentence.
-    () => "Expected a duration such as 30s, 5m, 1h or \"5 minutes\""
+    () => "Expected a duration longer than zero, such as 30s, 5m, 1h or \"5 minutes\""
   ),
   Flag.withDescription("Give up after this long without an answer (exit 4): 30s, 5m, 1h, \"5 minutes\"."),
   Flag.optional
