@@ -89,6 +89,8 @@ describe("ask-user durable commands and a store URL's password", () => {
     const unreachable = await run(["pending", "--store", "postgres://agent:s3cret@127.0.0.1:1/asks"])
     expect(unreachable.code).toBe(1)
     expect(unreachable.stderr).toContain("Cannot open the durable store postgres://agent:***@127.0.0.1:1/asks")
+    // Why, in the system's own words: nothing listens there.
+    expect(unreachable.stderr).toContain("ECONNREFUSED")
     const unsupported = await run(["pending", "--store", "mysql://agent:s3cret@h/asks"])
     expect(unsupported.code).toBe(2)
     expect(unsupported.stderr).toContain("mysql://agent:***@h/asks")

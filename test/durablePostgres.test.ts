@@ -43,6 +43,14 @@ const script = (name: string, args: ReadonlyArray<string>) =>
 describe("durable asks on PostgreSQL", () => {
   durableCliSuite(() => makeStore(newDatabase()))
 
+  it("a database that does not exist is named in the server's own words, exit 1", async () => {
+    const missing = server.url.replace(/\/postgres$/, "/no_such_asks")
+    const result = await run(["pending", "--store", missing])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`Cannot open the durable store ${missing}`)
+    expect(result.stderr).toContain('database "no_such_asks" does not exist')
+  }, 60_000)
+
   it("two agents and two answerers on one database, 100 asks: every ask answered exactly once", async () => {
     const url = newDatabase()
     const ids = [...Array.from({ length: 50 }, (_, i) => `a-${i}`), ...Array.from({ length: 50 }, (_, i) => `b-${i}`)]

@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
+import type { SqlError } from "effect/sql"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from "../durable/index.js"
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
@@ -64,6 +65,17 @@ const checkedUrl = (url: string): Effect.Effect<string, InvalidRequest> => {
     : Effect.fail(new InvalidRequest({ message: `Unsupported store URL "${shownStoreUrl(url)}": use ${problem}.` }))
 }
 
+/**
+ * A store that cannot be opened, in the database's own words when it gave
+ * any: "PgConnection: Failed to connect" alone does not tell a refused
+ * password from a server that is down or a database that does not exist.
+ */
+const openFailure = (error: SqlError.SqlError): string => {
+  const cause = (error.reason as { readonly cause?: unknown }).cause
+  const words = cause instanceof Error ? cause.message.trim() : ""
+  return words === "" || error.message.includes(words) ? error.message : `${error.message}: ${words}`
+}
+
 /** The store for one command; a URL naming no database is a usage error (exit 2). */
 const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, InvalidRequest | ProviderFailed> =>
   DurableStore.layer(url, { runner }).pipe(
@@ -72,7 +84,7 @@ const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, Inv
     Layer.catchTag("SqlError", (error) =>
       Layer.effect(
         DurableStore,
-        Effect.fail(new ProviderFailed({ message: `Cannot open the durable store ${shownStoreUrl(url)}: ${error.message}`, cause: error }))
+        Effect.fail(new ProviderFailed({ message: `Cannot open the durable store ${shownStoreUrl(url)}: ${openFailure(error)}`, cause: error }))
       ))
   )
 
