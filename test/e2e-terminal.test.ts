@@ -37,6 +37,14 @@ const files = tempFiles({
       options: [{ label: "yes" }, { label: "no" }]
     }]
   },
+  "wide.json": {
+    questions: [{
+      id: "w",
+      header: "漢字ヘッダー",
+      question: "どのデータベースを使いますか？ ".repeat(6),
+      options: [{ label: "日本語のラベル".repeat(8), description: "説明文".repeat(10) }, { label: "한국어" }, { label: "中文选项" }]
+    }]
+  },
   "notify.json": {
     agent: { id: "p", name: "Planner;\x1b]0;evil\x07" },
     questions: [{ id: "go", question: "Deploy \x1b[2J now; really?", options: [{ label: "yes" }, { label: "no" }] }]
@@ -310,6 +318,24 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     const result = await pane.finished()
     expect(result.status).toBe(0)
     expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["no"])
+  })
+
+  it("wide (CJK) text takes two columns a character: frames fit, and redraws add nothing to the scrollback", async () => {
+    const pane = open(`${askUser} ${files["wide.json"]}`, 12, 40)
+    await pane.waitFor((text) => text.includes("❯ 日本語"), "the question")
+    const historySize = () => Number(tmux("display-message", "-p", "-t", pane.name, "#{history_size}").trim())
+    const before = historySize()
+    for (const [arrow, row] of [["Down", "❯ 한국어"], ["Down", "❯ 中文选项"], ["Up", "❯ 한국어"], ["Up", "❯ 日本語"], ["Down", "❯ 한국어"], ["Down", "❯ 中文选项"]]) {
+      pane.keys(arrow!)
+      await pane.waitFor((text) => text.includes(row!), `${arrow} to ${row}`)
+    }
+    // Counted one column a character, the long rows wrapped and each redraw left its overflow above.
+    expect(historySize()).toBe(before)
+    expect(pane.screen()).toContain("[漢字ヘッダー]")
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["中文选项"])
   })
 
   it("hostile model text is shown as visible escapes: no clear, no title, no clipboard", async () => {

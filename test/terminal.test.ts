@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import stringWidth from "fast-string-width"
 import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope, Terminal } from "effect"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
@@ -446,6 +447,18 @@ describe("questionFrame", () => {
       index: 0,
       total: 1,
       agentName: undefined
+    },
+    // Wide text: two columns a character, which counting characters would undercount.
+    {
+      question: {
+        id: "w",
+        header: "漢字ヘッダー",
+        question: "どのデータベースを使いますか？😀 ".repeat(8),
+        options: [{ label: "日本語のラベル".repeat(6), description: "説明文".repeat(10) }, { label: "한국어" }, { label: "❤️ emoji 😀😀" }]
+      },
+      index: 0,
+      total: 1,
+      agentName: "エージェント"
     }
   ]
   const int = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
@@ -474,11 +487,21 @@ describe("questionFrame", () => {
       caret: c.caret % (text.length + 1)
     }
     const frame = questionFrame(context, state, { colors: c.typed % 2 === 0 }, { columns: c.columns, rows: c.rows })
-    expect(rowCount(frame, c.columns)).toBeLessThanOrEqual(Math.max(1, c.rows - 1))
+    // Rows as a terminal lays the frame out, wide characters taking two columns (not the renderer's own count).
+    const screenRows = frame.split("\n").reduce(
+      (rows, line) => rows + Math.max(1, Math.ceil(stringWidth(line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")) / c.columns)),
+      0
+    )
+    expect(screenRows).toBeLessThanOrEqual(Math.max(1, c.rows - 1))
+    expect(rowCount(frame, c.columns)).toBe(screenRows)
     expect(frame).toContain("❯")
     if (editing) expect(frame).toMatch(/█|\x1b\[7m/)
-    // From three rows on, the question's start is shown too.
-    const first = context.question.question.split("\n")[0]!.slice(0, c.columns - 1)
+    // From three rows on, the question's start is shown too (as much of it as one row holds).
+    let first = ""
+    for (const char of context.question.question.split("\n")[0]!) {
+      if (stringWidth(first + char) > c.columns - 1) break
+      first += char
+    }
     if (c.rows >= 3) expect(frame).toContain(first)
   })
 

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import stringWidth from "fast-string-width"
 import { sanitize, sanitizeLine } from "../internal/sanitize.js"
 import {
   hintLine,
@@ -63,8 +64,13 @@ const keyHints = (context: QuestionContext, state: QuestionState): ReadonlyArray
     : ["↑/↓ move", "Enter chooses", "Esc cancels"]
 }
 
-/** Columns a piece of sanitised text takes (one per character: see the known limits). */
-const widthOf = (text: string): number => Array.from(text).length
+/**
+ * Columns a piece of sanitised text takes on screen: two for a wide (CJK)
+ * character or an emoji, none for our own SGR sequences. Counting characters
+ * instead undercounts wide text, and every redraw then leaves its overflow
+ * above the frame.
+ */
+const widthOf = (text: string): number => stringWidth(text)
 
 /**
  * The text being typed, with its caret: a block at the end, else the
@@ -122,20 +128,32 @@ const clipRow = (line: string, columns: number): string => {
       continue
     }
     const char = String.fromCodePoint(line.codePointAt(i)!)
-    if (width === columns - 1) return `${out}…${line.includes("\x1b[") ? "\x1b[0m" : ""}`
+    const charWidth = widthOf(char)
+    if (width + charWidth > columns - 1) return `${out}…${line.includes("\x1b[") ? "\x1b[0m" : ""}`
     out += char
-    width++
+    width += charWidth
     i += char.length
   }
   return out
 }
 
-/** `line` (plain text) broken into rows of `columns` characters. */
+/** `line` (plain text) broken into rows at most `columns` wide (a wide character never split across two). */
 const wrapRows = (line: string, columns: number): ReadonlyArray<string> => {
-  const chars = Array.from(line)
-  if (columns <= 0 || chars.length <= columns) return [line]
+  if (columns <= 0 || widthOf(line) <= columns) return [line]
   const rows: Array<string> = []
-  for (let i = 0; i < chars.length; i += columns) rows.push(chars.slice(i, i + columns).join(""))
+  let row = ""
+  let width = 0
+  for (const char of line) {
+    const charWidth = widthOf(char)
+    if (width + charWidth > columns && row !== "") {
+      rows.push(row)
+      row = ""
+      width = 0
+    }
+    row += char
+    width += charWidth
+  }
+  rows.push(row)
   return rows
 }
 
@@ -304,7 +322,7 @@ export const doneFrame = (context: QuestionContext, outcome: QuestionOutcome, st
 export const rowCount = (frame: string, columns: number): number =>
   frame.split("\n").reduce((rows, line) => {
     // eslint-disable-next-line no-control-regex
-    const width = Array.from(line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")).length
+    const width = widthOf(line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""))
     return rows + (columns > 0 ? Math.max(1, Math.ceil(width / columns)) : 1)
   }, 0)
 
