@@ -100,6 +100,19 @@ describe("ask-user durable commands and a store URL's password", () => {
   }, 60_000)
 })
 
+describe("ask-user --durable with a store folder that cannot be made", () => {
+  it("fails like any store that cannot be opened: PROVIDER_FAILED naming the store and why, exit 1", async () => {
+    // Even root cannot make a folder under a file.
+    const child = start(["--durable", "--ask-id", "nowhere", makeStore().requestFile], { env: { XDG_STATE_HOME: "/dev/null/state" } })
+    child.child.stdin!.end()
+    expect(await child.exited).toBe(1)
+    const stderr = child.stderr()
+    expect(stderr).toContain("PROVIDER_FAILED: Cannot open the durable store sqlite:/dev/null/state/ask-user/asks.db")
+    expect(stderr).toContain("ENOTDIR")
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1)
+  }, 60_000)
+})
+
 describe("ask-user durable commands with rows they cannot read", () => {
   it("pending skips them with one warning line each; status names the ask; inbox still serves the rest", async () => {
     const store = makeStore()

@@ -7,8 +7,6 @@
  * @since 0.2.0
  */
 import { randomUUID } from "node:crypto"
-import { mkdirSync } from "node:fs"
-import { dirname } from "node:path"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -158,7 +156,6 @@ const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlErr
   const filename = sqlitePath(url)
   if (filename !== undefined) {
     return Layer.unwrap(Effect.promise(async () => {
-      if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
       const sqlite = await import("./sqlite.js")
       return sqlite.layer(filename)
     }))

@@ -10,6 +10,8 @@
  *
  * @since 0.2.0
  */
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -49,6 +51,8 @@ const bindable = (value: unknown): SQLInputValue => {
 const openDatabase = (filename: string) =>
   Effect.tryPromise({
     try: async () => {
+      // Its folder too (the default store's `~/.local/state/ask-user`): one that cannot be made is a store that cannot be opened.
+      if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
       const { DatabaseSync } = await import("node:sqlite")
       const db: DatabaseSync = new DatabaseSync(filename)
       db.exec(`PRAGMA busy_timeout = ${busyTimeoutMillis}`)
