@@ -81,5 +81,8 @@ describe("durable asks on PostgreSQL", () => {
     expect(answered.code).toBe(0)
     expect(await asker.exited).toBe(0)
     expect(asker.stdout()).toBe(`${JSON.stringify(yes)}\n`)
+    // What the engine logged meanwhile came one line each, without a stack trace.
+    expect(asker.stderr()).not.toMatch(/^\s+at /m)
+    for (const line of asker.stderr().split("\n").filter(Boolean)) expect(line).toMatch(/^ask-user: /)
   }, 120_000)
 })

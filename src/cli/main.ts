@@ -19,7 +19,6 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import { packageVersion } from "../internal/packageVersion.js"
 import { webFlags } from "./webFlags.js"
 import { acpCommand } from "./acpCommand.js"
@@ -28,6 +27,7 @@ import { durableCommands, durableFlags } from "./durableCommands.js"
 import { exitCodeForCause, printFailure } from "./exitCodes.js"
 import { inapplicableFlag, refuse } from "./flagRules.js"
 import { mcpCommand } from "./mcpCommand.js"
+import { oneLineStderr } from "./stderrLog.js"
 import * as Options from "./options.js"
 import { runMain } from "./signals.js"
 import { presenter } from "./usage.js"
@@ -66,10 +66,9 @@ const main = Command.run(askUser, { version: packageVersion }).pipe(
       if (!CliError.isCliError(error)) printFailure(error)
     })
   ),
-  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter))),
   // stdout is the answer JSON, or the MCP or ACP protocol: a log line (the durable engine's, say)
-  // goes to stderr.
-  Effect.provideService(Logger.LogToStderr, true)
+  // goes to stderr, one line each.
+  Effect.provide(Layer.mergeAll(NodeServices.layer, CliOutput.layerPresenter(presenter), oneLineStderr))
 )
 
 // Every ending signal restores the terminal and exits 128 + its number (signals.ts).
