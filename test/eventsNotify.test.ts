@@ -7,8 +7,8 @@ import { Deferred, Effect, Fiber, Layer } from "effect"
 import { FanoutProvider, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
 import { PassThrough } from "node:stream"
-import { makeTestTerminal, type TestTerminal } from "./terminalHarness.js"
-import { single, singleAnswer } from "./support/requests.js"
+import { enter, makeTestTerminal, type TestTerminal } from "./terminalHarness.js"
+import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const request = {
   agent: { id: "a", name: "Planner\x1b]52;c;cHduZWQ=\x07" },
@@ -78,6 +78,23 @@ describe("settled on another surface", () => {
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
       expect(terminal.written()).toMatch(/\x1b\[\?25h[^]*Answered in the web page\.\n$/)
+    }))
+
+  it.effect("a batch answered on the web after a question was answered here: the terminal says its answer was not used", () =>
+    Effect.gen(function*() {
+      const terminal: TestTerminal = yield* makeTestTerminal
+      const gate = yield* Deferred.make<void>()
+      const both = FanoutProvider.layer(
+        TerminalProvider.layerTerminal({ bell: false }).pipe(Layer.provide(terminal.layer)),
+        Layer.succeed(UserInteractionProvider, UserInteractionProvider.of({ name: "web", ask: () => Effect.as(Deferred.await(gate), batchAnswer) }))
+      )
+      const fiber = yield* Effect.forkChild(UserInteraction.ask(batch).pipe(Effect.provide(UserInteraction.layerWith(both))))
+      yield* terminal.waitFor((text) => text.includes("Question 1 of 3"))
+      yield* terminal.press(enter)
+      yield* terminal.waitFor((text) => text.includes("Question 2 of 3"))
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(fiber)).toEqual(batchAnswer)
+      expect(terminal.written()).toMatch(/✔[^]*The answer above was not used\.\n[^]*Answered in the web page\.\n$/)
     }))
 
   it.effect("line mode says it too", () =>

@@ -39,6 +39,8 @@ export interface PromptOptions extends Style {
 /** What is on screen now, so an interrupted prompt can be taken down. */
 interface Screen {
   rows: number
+  /** Questions of this request answered on screen (their ✔ lines stay above the prompt). */
+  answered: number
 }
 
 type RequestOutcome =
@@ -58,7 +60,7 @@ const terminalSize = Effect.flatMap(
 export const questionPrompt = (
   context: QuestionContext,
   options: PromptOptions,
-  screen: Screen = { rows: 0 }
+  screen: Screen = { rows: 0, answered: 0 }
 ): Prompt.Prompt<QuestionOutcome> =>
   Prompt.Custom<QuestionState, QuestionOutcome>(
     Effect.gen(function*() {
@@ -73,6 +75,7 @@ export const questionPrompt = (
               return options.bell ? bell : ""
             case "Submit":
               screen.rows = 0
+              if (action.value._tag === "Answered") screen.answered += 1
               return doneFrame(context, action.value, options)
             case "NextFrame": {
               const frame = questionFrame(context, state, options, size)
@@ -126,6 +129,10 @@ const requestPrompt = (
   return from(0, [])
 }
 
+/** Said under the ✔ lines of a request taken down before its last question. */
+const notUsed = (answered: number): string =>
+  answered === 0 ? "" : answered === 1 ? "The answer above was not used.\n" : "The answers above were not used.\n"
+
 const cancelMessages: Record<CancelKey, string> = {
   "Esc": "The human pressed Esc and cancelled the request.",
   "Ctrl+D": "The human pressed Ctrl+D (end of input) and cancelled the request."
@@ -145,10 +152,12 @@ export const askOnTerminal = (
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError, Terminal.Terminal> =>
   Effect.gen(function*() {
     const terminal = yield* Terminal.Terminal
-    const screen: Screen = { rows: 0 }
+    const screen: Screen = { rows: 0, answered: 0 }
     const outcome = yield* Prompt.run(requestPrompt(request, options, screen)).pipe(
       Effect.provide(promptEnvironment),
-      Effect.onInterrupt(() => Effect.ignore(terminal.display(eraseRows(screen.rows) + showCursor))),
+      // Taken down mid-request (another surface answered, the timeout): the ✔ lines above must not
+      // read as answers that were recorded.
+      Effect.onInterrupt(() => Effect.ignore(terminal.display(eraseRows(screen.rows) + notUsed(screen.answered) + showCursor))),
       Effect.catchTag("QuitError", () =>
         Effect.fail(new ProviderClosed({ message: "The terminal's input closed before an answer." })))
     )
