@@ -591,6 +591,8 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(JSON.parse(run.stdout())).toEqual(singleAnswer)
       yield* promise(() => page.locator("#card").getByText("All questions were answered. You can close this tab.").waitFor())
       expect(yield* promise(() => page.locator("#connection").textContent())).toContain("no longer running")
+      // Nothing will be asked again: no offer to notify of it.
+      expect(yield* promise(() => page.getByRole("button", { name: "Notify me of new questions" }).isVisible())).toBe(false)
       // Nothing more: no reconnecting event stream, no polling.
       const before = requests.length
       yield* Effect.sleep("5 seconds")

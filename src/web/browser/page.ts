@@ -652,6 +652,8 @@ const receive = (message: StreamMessage) => {
       finished = message.data
       stopStream()
       connection.textContent = "Finished: ask-user is no longer running."
+      // Nothing will be asked here again: nothing to be notified of.
+      notifyButton.hidden = true
       for (const id of Array.from(pending.keys())) drop(id)
       renderList()
       if (notice === undefined) {
