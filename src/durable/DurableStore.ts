@@ -326,11 +326,11 @@ const outageRetry = Schedule.spaced("1 second").pipe(Schedule.upTo({ duration: "
 /** The message an answerer gets when the ask was settled before. */
 export const notPendingMessage = (record: AskRecord): string => {
   const how = record.status === "expired"
-    ? "expired"
+    ? "has expired"
     : record.status === "aborted"
-    ? "withdrawn by the agent"
-    : `already ${record.status}`
-  return `The ask "${record.id}" is not pending: it was ${how}.`
+    ? "was withdrawn by the agent"
+    : `was already ${record.status}`
+  return `The ask "${record.id}" is not pending: it ${how}.`
 }
 
 const make = Effect.gen(function*() {

@@ -62,7 +62,7 @@ export const durableCliSuite = (makeStore: () => Store) => {
     expect((await run(["status", "--store", store.url, "exp-1"])).stdout).toContain("\"expired\"")
     expect((await run(["pending", "--store", store.url])).stdout).toBe("")
     const late = await run(["answer", "--store", store.url, "exp-1", store.file("late.json", { answers: [{ id: "q", selected: ["Yes"] }] })])
-    expect([late.code, late.stderr]).toEqual([5, expect.stringContaining("it was expired")])
+    expect([late.code, late.stderr]).toEqual([5, expect.stringContaining("it has expired")])
     const rerun = ask(store, "exp-1")
     expect(await rerun.exited).toBe(4)
     expect(rerun.stderr()).toContain("ASK_TIMEOUT")
