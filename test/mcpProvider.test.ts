@@ -320,15 +320,21 @@ describe("McpProvider timing (fake timers drive the SDK's and the seam's timers)
       expect(late).toBe("request_state_already_used")
     }))
 
+  /** A server that speaks 2026-07-28, and the context of a first `tools/call` on it (no state, no reply yet). */
+  const modernToolCall = () => {
+    const modern = new McpServer({ name: "host", version: "1.0.0" })
+    modern.server.getNegotiatedProtocolVersion = () => "2026-07-28"
+    const ctx = {
+      mcpReq: { id: 7, signal: new AbortController().signal, requestState: () => undefined, inputResponses: undefined,
+        envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { form: {} } } } }
+    } as never
+    return { ctx, modern }
+  }
+
   it.live("2026-07-28: closing the provider's scope interrupts a suspended call's handler and leaves no timer armed", () =>
     Effect.gen(function*() {
       yield* fakeTimers
-      const modern = new McpServer({ name: "host", version: "1.0.0" })
-      modern.server.getNegotiatedProtocolVersion = () => "2026-07-28"
-      const ctx = {
-        mcpReq: { id: 7, signal: new AbortController().signal, requestState: () => undefined, inputResponses: undefined,
-          envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { form: {} } } } }
-      } as never
+      const { ctx, modern } = modernToolCall()
       let interrupted = false
       const asks = UserInteraction.ask(single).pipe(
         Effect.as({ content: [] }),
@@ -348,12 +354,7 @@ describe("McpProvider timing (fake timers drive the SDK's and the seam's timers)
   it.live("2026-07-28: closing the provider's scope refuses a timed-out ask's kept state and leaves no timer armed", () =>
     Effect.gen(function*() {
       yield* fakeTimers
-      const modern = new McpServer({ name: "host", version: "1.0.0" })
-      modern.server.getNegotiatedProtocolVersion = () => "2026-07-28"
-      const ctx = {
-        mcpReq: { id: 7, signal: new AbortController().signal, requestState: () => undefined, inputResponses: undefined,
-          envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { form: {} } } } }
-      } as never
+      const { ctx, modern } = modernToolCall()
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(UserInteraction.layerWith(McpProvider.layer(modern), { timeout: "1 second" }), scope)
       const asks = UserInteraction.ask(single).pipe(Effect.as({ content: [] }), Effect.catch(() => Effect.succeed({ content: [], isError: true })))

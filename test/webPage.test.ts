@@ -499,6 +499,21 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       yield* Fiber.interrupt(fiber)
     }))
 
+  /** `ask-user --web ...args` asking the one-question request, and a fresh page (not opened yet); both end with the test. */
+  const webRunAndPage = (args: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const browser = yield* Chromium
+      const { file } = tempFiles({ file: single })
+      const run = yield* Effect.acquireRelease(
+        Effect.sync(() => start(["--web", ...args, file!])),
+        (run) => Effect.sync(() => run.child.kill("SIGKILL"))
+      )
+      yield* promise(() => run.stderrContains("\n"))
+      const url = /^Answer at (\S+)$/m.exec(run.stderr())![1]!
+      const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+      return { page, run, url }
+    })
+
   for (
     const [what, args, signal] of [
       // Long enough for a loaded machine to start ask-user and open the page
@@ -509,15 +524,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
   ) {
     it.effect(`after ${what}, says ask-user stopped before every question was answered`, () =>
       Effect.gen(function*() {
-        const browser = yield* Chromium
-        const { file } = tempFiles({ file: single })
-        const run = yield* Effect.acquireRelease(
-          Effect.sync(() => start(["--web", ...args, file!])),
-          (run) => Effect.sync(() => run.child.kill("SIGKILL"))
-        )
-        yield* promise(() => run.stderrContains("\n"))
-        const url = /^Answer at (\S+)$/m.exec(run.stderr())![1]!
-        const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+        const { page, run, url } = yield* webRunAndPage(args)
         yield* promise(() => page.goto(url))
         yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
         if (signal !== undefined) run.child.kill(signal)
@@ -531,15 +538,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
 
   it.effect("after a Cancel in the page, says the request was cancelled, not that the questions were answered", () =>
     Effect.gen(function*() {
-      const browser = yield* Chromium
-      const { file } = tempFiles({ file: single })
-      const run = yield* Effect.acquireRelease(
-        Effect.sync(() => start(["--web", file!])),
-        (run) => Effect.sync(() => run.child.kill("SIGKILL"))
-      )
-      yield* promise(() => run.stderrContains("\n"))
-      const url = /^Answer at (\S+)$/m.exec(run.stderr())![1]!
-      const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+      const { page, run, url } = yield* webRunAndPage([])
       yield* promise(() => page.goto(url))
       yield* promise(() => page.getByRole("button", { name: "Cancel", exact: true }).click())
       expect(yield* promise(() => run.exited)).toBe(3)
@@ -574,15 +573,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
 
   it.effect("after ask-user --web exits, says the questions were answered and makes no request for 5 s", () =>
     Effect.gen(function*() {
-      const browser = yield* Chromium
-      const { file } = tempFiles({ file: single })
-      const run = yield* Effect.acquireRelease(
-        Effect.sync(() => start(["--web", file!])),
-        (run) => Effect.sync(() => run.child.kill("SIGKILL"))
-      )
-      yield* promise(() => run.stderrContains("\n"))
-      const url = /^Answer at (\S+)$/m.exec(run.stderr())![1]!
-      const page = yield* Effect.acquireRelease(promise(() => browser.newPage()), (page) => promise(() => page.close()))
+      const { page, run, url } = yield* webRunAndPage([])
       const requests: Array<string> = []
       page.on("request", (request) => requests.push(request.url()))
       yield* promise(() => page.goto(url))
