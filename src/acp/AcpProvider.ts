@@ -127,8 +127,9 @@ export class AcpProvider extends Context.Service<AcpProvider, {
    * `tool_call` `pending` before the form, then `tool_call_update`
    * `completed` with the answer or `failed` with the error. Asks while the
    * client lacks form elicitation fail `ProviderFailed` with no form sent;
-   * their tool call is announced and reported `failed` at once. When the layer's scope closes, forms still open are cancelled on
-   * the wire and their asks fail `ProviderClosed`, as do later asks.
+   * their tool call is announced and reported `failed` at once. When the
+   * layer's scope closes, forms still open are cancelled on the wire and
+   * their asks fail `ProviderClosed`, as do later asks.
    *
    * @since 0.1.0
    */

@@ -51,7 +51,8 @@ const bindable = (value: unknown): SQLInputValue => {
 const openDatabase = (filename: string) =>
   Effect.tryPromise({
     try: async () => {
-      // Its folder too (the default store's `~/.local/state/ask-user`): one that cannot be made is a store that cannot be opened.
+      // Its folder too (the default store's `~/.local/state/ask-user`): one that cannot be made is a
+      // store that cannot be opened.
       if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
       const { DatabaseSync } = await import("node:sqlite")
       const db: DatabaseSync = new DatabaseSync(filename)
