@@ -338,6 +338,27 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["中文选项"])
   })
 
+  it("a multi-line paste (bracketed, as tmux pastes it) into Other is one answer, not several keystrokes", async () => {
+    const pane = open(`${askUser} ${files["request.json"]}`)
+    await pane.waitFor((text) => text.includes("❯ Postgres"), "the first question")
+    pane.keys("Down", "Down", "Enter")
+    await pane.waitFor((text) => text.includes("Other: "), "the Other field")
+    tmux("set-buffer", "-b", "multi", "line one\nline two")
+    // -p: pasted as the application asked for it, between ESC[200~ and ESC[201~; -d: the buffer goes (a later test reads the buffers).
+    tmux("paste-buffer", "-p", "-d", "-b", "multi", "-t", pane.name)
+    await pane.waitFor((text) => text.includes("line one line two█"), "the pasted text in the field")
+    // Still the first question: the paste's line break answered nothing.
+    expect(pane.screen()).toContain("Question 1 of 2")
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("Question 2 of 2"), "the second question")
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({
+      answers: [{ id: "db", selected: [], custom: "line one line two" }, { id: "features", selected: [] }]
+    })
+  })
+
   it("hostile model text is shown as visible escapes: no clear, no title, no clipboard", async () => {
     tmux("start-server")
     tmux("set-option", "-g", "set-clipboard", "on")

@@ -218,6 +218,31 @@ describe("TerminalProvider, TTY mode", () => {
       expect(error.message).not.toMatch(/QuitError|\n/)
     }))
 
+  it.live("a multi-line paste into Other is one answer: its line breaks become spaces, its control keys are dropped", () =>
+    Effect.gen(function*() {
+      // Stand-ins for the tty streams of /dev/tty: raw mode is a no-op.
+      const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input })
+      let drawn = ""
+      const output = new Writable({ write: (chunk: Buffer, _, done) => done(void (drawn += chunk.toString())) })
+      const provider = TerminalProvider.layerTerminal({ bell: false }).pipe(
+        Layer.provide(Layer.succeed(Terminal.Terminal, makeTerminal({ input: input as unknown as tty.ReadStream, output })))
+      )
+      const asked = yield* Effect.forkChild(UserInteraction.ask(batch).pipe(Effect.provide(UserInteraction.layerWith(provider))))
+      while (!drawn.includes("Which database?")) yield* Effect.sleep("10 millis")
+      expect(drawn).toContain("\x1b[?2004h")
+      // Down twice to Other, Enter to type; then the paste, Esc and Ctrl+C inside it; then Enter.
+      input.write("\x1b[B\x1b[B\r")
+      while (!drawn.includes("Other: ")) yield* Effect.sleep("10 millis")
+      input.write("\x1b[200~first line\r\n second\tthird\x1b\x03\x1b[201~")
+      while (!drawn.includes("third█")) yield* Effect.sleep("10 millis")
+      input.write("\r")
+      while (!drawn.includes("Question 2 of 3")) yield* Effect.sleep("10 millis")
+      yield* Fiber.interrupt(asked)
+      expect(drawn).toContain("Other: first line  second third█")
+      // Its keys read, the terminal is left without bracketed paste.
+      expect(drawn.lastIndexOf("\x1b[?2004l")).toBeGreaterThan(drawn.lastIndexOf("\x1b[?2004h"))
+    }))
+
   it.effect("rings the bell when a question appears, unless told not to", () =>
     Effect.gen(function*() {
       const rings = (bell: boolean) =>

@@ -77,8 +77,8 @@ export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function
   }
 })
 
-/** The control sequences the prompts themselves write (cursor, erase, caret, bell); everything else must be inert. */
-export const ownSequences = /\x1b\[\?25[lh]|\x1b\[2K|\x1b\[1A|\x1b\[2?7m|\r|\x07/g
+/** The control sequences the prompts themselves write (cursor, bracketed paste, erase, caret, bell); everything else must be inert. */
+export const ownSequences = /\x1b\[\?(?:25|2004)[lh]|\x1b\[2K|\x1b\[1A|\x1b\[2?7m|\r|\x07/g
 
 /**
  * Characters that must never reach a terminal from model text: controls other than tab and

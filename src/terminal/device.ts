@@ -9,7 +9,10 @@
  * the terminal in cooked mode. Esc, Ctrl+C and Ctrl+D do not end the key
  * queue: the question sees them and tells cancel from interrupt itself.
  * A hung-up terminal is not a failure: drawing stops, and the key queue ends
- * after a short grace in which a SIGHUP can arrive.
+ * after a short grace in which a SIGHUP can arrive. Bracketed paste is on
+ * while keys are read: pasted text arrives as text, its line breaks and tabs
+ * as one space each run and its control keys dropped, so a multi-line paste
+ * into a text field is one answer, not several keystrokes that submit.
  *
  * @internal
  */
@@ -52,6 +55,10 @@ const ignoringHangUp = <S extends NodeJS.EventEmitter>(stream: S): S => {
   return stream
 }
 
+/** Asks the terminal to mark pasted text (`ESC[200~` … `ESC[201~`), and to stop. */
+const bracketedPasteOn = "\x1b[?2004h"
+const bracketedPasteOff = "\x1b[?2004l"
+
 // A write to a terminal that hung up fails with EIO, and every later one on the stream that EIO destroyed.
 const isHangUp = (error: Error): boolean => (error as NodeJS.ErrnoException).code === "EIO"
 
@@ -68,11 +75,30 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
   const readInput: Effect.Effect<Queue.Dequeue<Terminal.UserInput, Cause.Done>, never, Scope.Scope> = Effect.gen(
     function*() {
       const queue = yield* Queue.unbounded<Terminal.UserInput, Cause.Done>()
-      const onKeypress = (typed: string | undefined, key: readline.Key | undefined) => {
+      const offer = (typed: string | undefined, key: readline.Key | undefined) =>
         Queue.offerUnsafe(queue, {
           input: Option.fromUndefinedOr(typed),
           key: { name: key?.name ?? "", ctrl: key?.ctrl === true, meta: key?.meta === true, shift: key?.shift === true }
         })
+      let pasting = false
+      let pastedBreak = false
+      const onKeypress = (typed: string | undefined, key: readline.Key | undefined) => {
+        if (key?.name === "paste-start" || key?.name === "paste-end") {
+          pasting = key.name === "paste-start"
+          pastedBreak = false
+          return
+        }
+        if (!pasting) return offer(typed, key)
+        if (key?.name === "return" || key?.name === "enter" || key?.name === "tab") {
+          // Text, not a key: one space for a run of them ("\r\n" is two keys).
+          if (!pastedBreak) offer(" ", undefined)
+          pastedBreak = true
+          return
+        }
+        pastedBreak = false
+        // Pasted control characters (Esc, Ctrl+C as bytes) must not cancel or abort anything.
+        if (key?.ctrl === true || key?.meta === true || key?.name === "escape" || typed === undefined) return
+        offer(typed, key)
       }
       let ending: ReturnType<typeof setTimeout> | undefined
       const onEnd = () => {
@@ -87,9 +113,11 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
           input.once("error", onEnd)
           input.setRawMode(true)
           input.resume()
+          if (!hungUp) output.write(bracketedPasteOn)
         }),
         () =>
           Effect.sync(() => {
+            if (!hungUp && !(output as { destroyed?: boolean }).destroyed) output.write(bracketedPasteOff)
             clearTimeout(ending)
             input.off("keypress", onKeypress)
             input.off("end", onEnd)
