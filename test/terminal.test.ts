@@ -638,16 +638,32 @@ describe("TerminalProvider, line mode", () => {
       expect(literal.answers[0]!.custom).toBe("-")
     }))
 
-  it.effect("a label that matches several options (ignoring case and the suffix) is custom text", () =>
+  it.effect("a label as written picks its option; one that matches several only ignoring case and the suffix is custom text", () =>
     Effect.gen(function*() {
       const input = new PassThrough()
-      input.write("lisbon\nSQLITE\n")
-      const ambiguous = { questions: [{ id: "city", question: "Where?", options: [{ label: "Lisbon (Recommended)" }, { label: "lisbon" }] }] }
-      const answers = yield* Effect.all([UserInteraction.ask(ambiguous), UserInteraction.ask(single)]).pipe(
-        Effect.provide(lineProvider(input, new PassThrough()))
-      )
-      expect(answers[0].answers).toEqual([{ id: "city", selected: [], custom: "lisbon" }])
-      expect(answers[1].answers).toEqual([{ id: "db", selected: ["SQLite"] }])
+      input.write("lisbon\nLISBON\nDeploy\nYes (Recommended)\nYES\nyes\n\\-\nSQLITE\n")
+      const ask = (...labels: ReadonlyArray<string>) =>
+        UserInteraction.ask({ questions: [{ id: "q", question: "Which?", options: labels.map((label) => ({ label })) }] })
+      const answers = yield* Effect.all([
+        ask("Lisbon (Recommended)", "lisbon"),
+        ask("Lisbon (Recommended)", "lisbon"),
+        ask("deploy", "Deploy"),
+        ask("Yes (Recommended)", "YES"),
+        ask("Yes (Recommended)", "YES"),
+        ask("Yes (Recommended)", "YES"),
+        ask("+", "-"),
+        UserInteraction.ask(single)
+      ]).pipe(Effect.provide(lineProvider(input, new PassThrough())))
+      expect(answers.map((answer) => answer.answers[0])).toEqual([
+        { id: "q", selected: ["lisbon"] },
+        { id: "q", selected: [], custom: "LISBON" },
+        { id: "q", selected: ["Deploy"] },
+        { id: "q", selected: ["Yes (Recommended)"] },
+        { id: "q", selected: ["YES"] },
+        { id: "q", selected: [], custom: "yes" },
+        { id: "q", selected: ["-"] },
+        { id: "db", selected: ["SQLite"] }
+      ])
     }))
 
   it.effect("! cancels the whole request (ASK_CANCELLED)", () =>

@@ -2,9 +2,10 @@
  * Line mode of the terminal provider, for input that is not a TTY (pipes,
  * CI, `script`): each question is printed with numbered options, and one line
  * of input answers it. `2` picks an option, `1,3` or `1 3` several (for a
- * multi-select question); an option's label picks it too (ignoring case and a
- * "(Recommended)" suffix, when only one option matches); `-` skips the
- * question and `!` cancels the request (`\-` and `\!` are those texts); any
+ * multi-select question); an option's label picks it too (as written, or
+ * else ignoring case and a "(Recommended)" suffix when only one option
+ * matches); `-` skips the question and `!` cancels the request (`\-` and
+ * `\!` are those texts, and so pick an option labelled `-` or `!`); any
  * other text is a custom answer. An empty line, a number outside 1..N, or
  * several numbers for a single-select question print a one-line hint and read
  * again. End of input fails the ask with `ProviderClosed`.
@@ -98,8 +99,14 @@ export type LineResult =
 // "Lisbon" chooses "Lisbon (Recommended)": labels compare without that suffix, ignoring case.
 const labelKey = (label: string): string => label.replace(/\s*\(recommended\)\s*$/i, "").trim().toLowerCase()
 
-/** The option whose label the line names, when exactly one does. */
+/**
+ * The option whose label the line names: the one labelled exactly so, else
+ * the one whose label matches it ignoring case and the suffix, when exactly
+ * one does ("Deploy" picks "Deploy" beside "deploy"; "DEPLOY" picks neither).
+ */
 const optionNamed = (options: ReadonlyArray<AskUserQuestionOption>, text: string): AskUserQuestionOption | undefined => {
+  const exact = options.find((option) => option.label.trim() === text)
+  if (exact !== undefined) return exact
   const key = labelKey(text)
   const named = options.filter((option) => labelKey(option.label) === key)
   return named.length === 1 ? named[0] : undefined
@@ -113,16 +120,17 @@ export const parseLine = (context: QuestionContext, line: string): LineResult =>
   const count = options.length
   const retry = (lead: string): LineResult => ({ _tag: "Retry", hint: hintLine([lead, ...lineHints(context)]) })
   const custom = (custom: string): LineResult => ({ _tag: "Answer", item: { id: question.id, selected: [], custom } })
+  const namedOrCustom = (typed: string): LineResult => {
+    const named = optionNamed(options, typed)
+    return named === undefined ? custom(typed) : { _tag: "Answer", item: { id: question.id, selected: [named.label] } }
+  }
   if (text === "") return retry("Nothing typed")
   if (text === "-") return { _tag: "Answer", item: { id: question.id, selected: [] } }
   if (text === "!") return { _tag: "Cancel" }
-  if (text === "\\-" || text === "\\!") return custom(text.slice(1))
+  if (text === "\\-" || text === "\\!") return namedOrCustom(text.slice(1))
   if (count === 0) return custom(text)
   const tokens = text.split(/[\s,]+/).filter((token) => token !== "")
-  if (!tokens.every((token) => /^\d+$/.test(token))) {
-    const named = optionNamed(options, text)
-    return named === undefined ? custom(text) : { _tag: "Answer", item: { id: question.id, selected: [named.label] } }
-  }
+  if (!tokens.every((token) => /^\d+$/.test(token))) return namedOrCustom(text)
   const numbers = tokens.map(Number)
   if (numbers.some((n) => n < 1 || n > count)) return retry(`There is no option ${text}`)
   if (question.multiSelect !== true && numbers.length > 1) return retry("Only one option can be chosen here")
