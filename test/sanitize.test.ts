@@ -51,6 +51,12 @@ describe("sanitize", () => {
     expect(sanitize("\u200b\ufe0f")).toBe("\\u200b\\ufe0f")
   })
 
+  it("shows a lone surrogate as its escape, so \"A\\ud800\" and \"A\\udc00\" do not both read \"A\ufffd\"", () => {
+    expect(sanitize("A\ud800")).toBe("A\\ud800")
+    expect(sanitize("A\udc00 \ud83d")).toBe("A\\udc00 \\ud83d")
+    expect(sanitize("\u{1f680} ship")).toBe("\u{1f680} ship")
+  })
+
   it("keeps newlines and tabs, and sanitizeLine flattens them for one menu row", () => {
     expect(sanitize("one\ntwo\tthree")).toBe("one\ntwo\tthree")
     expect(sanitizeLine("one\ntwo\tthree\x1b")).toBe("one two three\\x1b")

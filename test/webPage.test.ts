@@ -13,6 +13,7 @@ import {
   UserInteractionProvider
 } from "effect-user-interaction"
 import { WebProvider } from "effect-user-interaction/web"
+import { sanitize } from "../src/internal/sanitize.js"
 import { start, tempFiles } from "./cliHarness.js"
 import { postJson } from "./support/webClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
@@ -247,7 +248,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
         heading: corpus[2],
         header: corpus[1],
         // The label as shown: its bidi controls as visible escapes (the answer below carries them raw).
-        labels: corpus.slice(3).map((label) => label.replace("\u202E", "\\u202e").replace("\u202C", "\\u202c"))
+        labels: corpus.slice(3).map(sanitize)
       })
       // Labels come back to the model unchanged.
       yield* promise(() => page.locator("button.option").nth(1).click())
@@ -412,6 +413,39 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
       for (const page of pages) yield* promise(() => page.waitForFunction(() => document.title === "Questions for you"))
     }), { timeout: 90_000 })
+
+  it.effect("shows hidden and control characters as the terminal does, each escape boxed apart from typed text", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      // Labels that read "yes" with their hidden characters dropped, and text that only looks like an escape.
+      const labels = [
+        "yes", "ye\u200bs", "ye\\u200bs", "yes\u2060", "ye\u00ads", "ye\ufe0fs", "ye\u034fs", "yes\u{e0041}", "ye\u200es",
+        "\x1b[31mye\u009bs", "A\ud800", "A\udc00", "\u2764\ufe0f yes", "\u05e9\u05dc\u05d5\u05dd"
+      ]
+      const fiber = yield* Effect.forkChild(ask({ questions: [{ id: "q", question: "Which\u200b?", options: labels.map((label) => ({ label })) }] }))
+      yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
+      const seen = yield* promise(() =>
+        page.evaluate(() => ({
+          heading: document.querySelector("h2")!.textContent,
+          names: Array.from(document.querySelectorAll("button.option"), (b) => b.getAttribute("aria-label")),
+          texts: Array.from(document.querySelectorAll("button.option .option-label"), (label) => label.textContent),
+          boxed: Array.from(document.querySelectorAll("button.option .option-label"), (label) =>
+            Array.from(label.querySelectorAll(".escape"), (box) => box.textContent))
+        }))
+      )
+      expect(seen.heading).toBe("Which\\u200b?")
+      expect(seen.names).toEqual(labels.map(sanitize))
+      expect(seen.texts).toEqual(labels.map(sanitize))
+      // No two look alike: where the text matches ("ye\\u200b" typed, or escaped), the boxes differ.
+      expect(new Set(seen.texts.map((text, i) => JSON.stringify([text, seen.boxed[i]]))).size).toBe(labels.length)
+      // Each escaped character is a box of its own; text typed as "\u200b" is not boxed.
+      expect(seen.boxed.slice(0, 3)).toEqual([[], ["\\u200b"], []])
+      expect(seen.boxed[9]).toEqual(["\\x1b", "\\x9b"])
+      expect(seen.boxed[12]).toEqual([])
+      yield* promise(() => page.locator("button.option").nth(1).click())
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "q", selected: ["ye\u200bs"] }] })
+      expect(problems).toEqual([])
+    }))
 
   it.effect("isolates model text, so direction overrides cannot reorder the page's own words", () =>
     Effect.gen(function*() {

@@ -15,7 +15,8 @@
  * so the human sees what the model sent and the terminal interprets none of it.
  *
  * Only what is displayed is sanitised: answers return labels unchanged. The
- * same functions guard prompts and every diagnostic `ask-user` prints.
+ * same functions guard prompts and every diagnostic `ask-user` prints, and the
+ * web page shows the same characters the same way (`unsafeSource`).
  *
  * @internal
  */
@@ -27,8 +28,9 @@
 // line and paragraph separators (U+2028/2029); and the other default-ignorable characters,
 // which terminals draw as nothing: the combining grapheme joiner (U+034F), the Hangul fillers
 // (U+115F, U+1160, U+3164, U+FFA0), the Khmer inherent vowels (U+17B4/17B5), the reserved
-// U+2065 and U+FFF0–FFF8, and the rest of plane 14 outside the variation selectors.
-const alwaysUnsafe = String.raw`\x00-\x08\x0b-\x1f\x7f-\x9f\p{Cf}\u2028\u2029\u2065\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\ufff0-\ufff8\u{e0000}-\u{e00ff}\u{e01f0}-\u{e0fff}`
+// U+2065 and U+FFF0–FFF8, and the rest of plane 14 outside the variation selectors. A lone
+// surrogate (Cs) is drawn as U+FFFD, so "A\ud800" and "A\udc00" would read the same.
+const alwaysUnsafe = String.raw`\x00-\x08\x0b-\x1f\x7f-\x9f\p{Cf}\p{Cs}\u2028\u2029\u2065\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\ufff0-\ufff8\u{e0000}-\u{e00ff}\u{e01f0}-\u{e0fff}`
 // Variation selectors pick an emoji's or ideograph's form (❤️ is U+2764 U+FE0F, 1️⃣ has one after
 // the digit) and must stay for those. After a Latin, Greek or Cyrillic letter, white space, the
 // start, another selector or an escaped character they change nothing visible and only hide
@@ -36,6 +38,12 @@ const alwaysUnsafe = String.raw`\x00-\x08\x0b-\x1f\x7f-\x9f\p{Cf}\u2028\u2029\u2
 const variationSelector = String.raw`\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}`
 const hidingPlace = String.raw`^|[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\s${variationSelector}${alwaysUnsafe}]`
 const unsafe = new RegExp(`[${alwaysUnsafe}]|(?<=${hidingPlace})[${variationSelector}]`, "gu")
+
+/**
+ * The source of the pattern (flags `gu`) that finds each character `sanitize`
+ * replaces: the web page is a script of its own and gets it from here.
+ */
+export const unsafeSource: string = unsafe.source
 
 const visible = (char: string): string => {
   const code = char.codePointAt(0) ?? 0

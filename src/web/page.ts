@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { unsafeSource } from "../internal/sanitize.js"
 import { pageStyle } from "./pageStyle.js"
 
 /** The page and the headers it must be served with. */
@@ -39,6 +40,14 @@ const loadScript = (): string => {
   return readFileSync(found, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n")
 }
 
+/**
+ * The page's script: its compiled module after the one constant it needs from
+ * the package, the pattern of characters the terminal shows as escapes, so
+ * that the page shows exactly those (the script is a file of its own and
+ * imports nothing).
+ */
+const pageScript = (): string => `const inertPattern = new RegExp(${JSON.stringify(unsafeSource)}, "gu");\n${loadScript()}`
+
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
 let cached: WebPage | undefined
@@ -46,7 +55,7 @@ let cached: WebPage | undefined
 /** Builds the page once per process (the script is read from disk the first time). */
 export const webPage = (): WebPage => {
   if (cached !== undefined) return cached
-  const script = loadScript()
+  const script = pageScript()
   const html = `<!doctype html>
 <html lang="en">
 <head>

@@ -7,8 +7,10 @@
  * one question of one request at a time and posts the answer. Model text only
  * ever reaches the document through `textContent` and attribute values, never
  * as HTML, always inside a bidi isolate (`<bdi>` or `dir="auto"`), and with
- * its explicit bidi controls shown as escapes (`shown`), so a direction
- * override in it cannot reorder the page's own words.
+ * its control and invisible characters shown as escapes, as the terminal
+ * shows them (`shown`): a direction override in it cannot reorder the page's
+ * own words, and two labels that differ only by a zero-width character do not
+ * look alike.
  *
  * Tabs of one browser share one event stream (decision 059): the tab holding
  * a Web Lock opens the `EventSource` and relays every event over a
@@ -115,25 +117,56 @@ const h = <K extends keyof HTMLElementTagNameMap>(
 }
 
 /**
- * Model text as the page shows it: each explicit bidi control (the
- * embeddings and overrides U+202A–202E, the isolates U+2066–2069) replaced by
- * its visible escape (`\u202e`), as the terminal shows it. An isolate alone is
- * not enough: Chromium feeds a `<bdi>` (or `dir="auto"`) to the bidi algorithm
- * as FSI … PDI, so the model's own PDI closes it early and an override after it
- * runs on over the page's words ("Bob\u2069\u202e asks" read "Bobsksa").
- * Direction marks (LRM, RLM, ALM) stay: they reach no further than one
- * character, cannot close an isolate, and right-to-left text needs them.
- * Display only: an answer carries its labels as the model sent them.
+ * The characters the terminal shows as escapes (`internal/sanitize.ts`): every
+ * control and format character (BiDi controls, zero-width characters and
+ * direction marks among them), the other invisible ones, lone surrogates, and
+ * variation selectors where they only hide. The server puts it before this
+ * script.
  */
-const shown = (text: string): string =>
-  text.replace(/[\u202a-\u202e\u2066-\u2069]/g, (control) => `\\u${control.charCodeAt(0).toString(16)}`)
+declare const inertPattern: RegExp
+
+/** The visible escape of one such character, as the terminal writes it: `\x1b`, `\u200b`, `\u{e0041}`. */
+const escapeOf = (char: string): string => {
+  const code = char.codePointAt(0) ?? 0
+  const hex = code.toString(16)
+  return code <= 0xff ? `\\x${hex.padStart(2, "0")}` : code <= 0xffff ? `\\u${hex.padStart(4, "0")}` : `\\u{${hex}}`
+}
+
+/**
+ * Model text as plain text (a notification, an accessible name): each of
+ * those characters replaced by its escape. Hidden, two labels that differ
+ * only by them would look alike ("ye\u200bs" and "yes"); raw, an explicit
+ * bidi control would reorder the page around it: Chromium feeds a `<bdi>` (or
+ * `dir="auto"`) to the bidi algorithm as FSI … PDI, so the model's own PDI
+ * closes it early and an override after it runs on over the page's words
+ * ("Bob\u2069\u202e asks" read "Bobsksa"). Display only: an answer carries its
+ * labels as the model sent them.
+ */
+const shown = (text: string): string => text.replace(inertPattern, escapeOf)
+
+/**
+ * Model text as page content: as `shown`, each escape in a box of its own,
+ * so that an escaped character never reads like the same text typed
+ * ("ye\\u200bs" is not "ye\u200bs").
+ */
+const shownNodes = (text: string): Array<Child> => {
+  const nodes: Array<Child> = []
+  let from = 0
+  for (const match of text.matchAll(inertPattern)) {
+    if (match.index > from) nodes.push(text.slice(from, match.index))
+    nodes.push(h("span", { class: "escape" }, escapeOf(match[0])))
+    from = match.index + match[0].length
+  }
+  if (from < text.length) nodes.push(text.slice(from))
+  return nodes
+}
 
 /** Model text, shown and isolated: its direction cannot leak into the page's words around it. */
-const model = (text: string) => h("bdi", {}, shown(text))
+const model = (text: string) => h("bdi", {}, ...shownNodes(text))
 
 /** Model text as an element's whole content, shown and isolated, its direction its own. */
 const modelIn = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, text: string) =>
-  h(tag, { dir: "auto", ...attrs }, shown(text))
+  h(tag, { dir: "auto", ...attrs }, ...shownNodes(text))
 
 const announce = (...message: ReadonlyArray<Child>) => {
   // Clearing first makes a repeated message count as a change.
