@@ -66,6 +66,25 @@ const framesOf = (terminal: TestTerminal) =>
 const visibleText = (terminal: TestTerminal) => terminal.written().replace(ownSequences, "")
 
 describe("TerminalProvider, TTY mode", () => {
+  it.effect("a resize redraws the question for the new size at once, not at the next key", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(UserInteraction.ask(single))
+        yield* terminal.waitFor((text) => text.includes("❯ Postgres (Recommended) - Relational"))
+        const drawn = framesOf(terminal).length
+        expect(terminal.sizeSubscribers()).toBe(1)
+        yield* terminal.resize(24, 10)
+        yield* terminal.waitFor(() => framesOf(terminal).length > drawn)
+        const rows = framesOf(terminal).at(-1)!.split("\n").filter((row) => row !== "")
+        expect(rows).toContain("❯ Postgres (Recommended…")
+        for (const row of rows) expect(stringWidth(row)).toBeLessThanOrEqual(24)
+        yield* terminal.press(enter)
+        expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "db", selected: ["Postgres (Recommended)"] }] })
+        // The subscription to the size ends with the prompt.
+        expect(terminal.sizeSubscribers()).toBe(0)
+      })
+    ))
+
   it.effect("single-select: the cursor starts on the first option; arrows and Enter choose", () =>
     withTerminal((terminal) =>
       Effect.gen(function*() {

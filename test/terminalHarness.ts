@@ -28,6 +28,10 @@ export interface TestTerminal {
   readonly press: (...keys: ReadonlyArray<Key | ReadonlyArray<Key>>) => Effect.Effect<void>
   /** Ends the input, like a closed terminal. */
   readonly end: Effect.Effect<void>
+  /** Resizes the terminal (80x24 at first), as a window resize tells its subscribers. */
+  readonly resize: (columns: number, rows: number) => Effect.Effect<void>
+  /** How many subscriptions to the terminal's size are open now. */
+  readonly sizeSubscribers: () => number
   /** Everything written so far. */
   readonly written: () => string
   /** How many raw-mode sessions are open now. */
@@ -40,12 +44,15 @@ export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function
   const keys = yield* Queue.unbounded<Terminal.UserInput, Cause.Done>()
   let out = ""
   let sessions = 0
+  let size: Terminal.Size = { columns: 80, rows: 24 }
+  const subscribers = new Set<Queue.Queue<Terminal.Size, Cause.Done>>()
   const terminal = Terminal.make({
-    columns: Effect.succeed(80),
-    rows: Effect.succeed(24),
+    columns: Effect.sync(() => size.columns),
+    rows: Effect.sync(() => size.rows),
     size: Effect.gen(function*() {
       const q = yield* Queue.sliding<Terminal.Size, Cause.Done>(1)
-      yield* Queue.offer(q, { columns: 80, rows: 24 })
+      yield* Queue.offer(q, size)
+      yield* Effect.acquireRelease(Effect.sync(() => subscribers.add(q)), () => Effect.sync(() => subscribers.delete(q)))
       return q
     }),
     readInput: Effect.acquireRelease(Effect.sync(() => sessions++), () => Effect.sync(() => sessions--)).pipe(
@@ -62,6 +69,12 @@ export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function
     layer: Layer.succeed(Terminal.Terminal, terminal),
     press: (...pressed) => Queue.offerAll(keys, pressed.flat().map(toInput)).pipe(Effect.asVoid),
     end: Queue.end(keys).pipe(Effect.asVoid),
+    resize: (columns, rows) =>
+      Effect.sync(() => {
+        size = { columns, rows }
+        for (const q of subscribers) Queue.offerUnsafe(q, size)
+      }),
+    sizeSubscribers: () => subscribers.size,
     written: () => out,
     openSessions: () => sessions,
     // Everything here runs on fibers of the same test, so yielding lets the prompt make progress;

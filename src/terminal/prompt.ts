@@ -16,6 +16,8 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Path from "effect/Path"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import * as Terminal from "effect/Terminal"
 import { Prompt } from "effect/cli"
 import type { AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
@@ -56,17 +58,40 @@ const terminalSize = Effect.flatMap(
   (terminal) => Effect.all({ columns: terminal.columns, rows: terminal.rows })
 )
 
+/**
+ * An event each time the terminal is resized after this call (the size it has
+ * now is the one the first frame is drawn for), until the scope closes: the
+ * prompts redraw on it, so a frame is laid out for the new size at once, not
+ * at the next key.
+ */
+const resizes = (terminal: Terminal.Terminal): Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const sizes = yield* terminal.size
+    // The queue starts with the size at subscription: not a resize.
+    yield* Queue.poll(sizes)
+    const resized = yield* Queue.sliding<void>(1)
+    yield* Queue.take(sizes).pipe(
+      Effect.flatMap(() => Queue.offer(resized, undefined)),
+      Effect.forever,
+      Effect.ignore,
+      Effect.forkScoped
+    )
+    return resized
+  })
+
 /** One question as a prompt; it ends with the answer, or with the request cancelled or aborted. */
-export const questionPrompt = (
+const questionPrompt = (
   context: QuestionContext,
   options: PromptOptions,
-  screen: Screen = { rows: 0, answered: 0 }
+  screen: Screen,
+  resized: Queue.Dequeue<void>
 ): Prompt.Prompt<QuestionOutcome> =>
-  Prompt.Custom<QuestionState, QuestionOutcome>(
+  Prompt.Custom<QuestionState, QuestionOutcome, void>(
     Effect.gen(function*() {
       if (options.bell) yield* Effect.ignore((yield* Terminal.Terminal).display(bell))
       return initialState(context)
     }),
+    resized,
     {
       render: (state, action) =>
         Effect.map(terminalSize, (size) => {
@@ -84,8 +109,11 @@ export const questionPrompt = (
             }
           }
         }),
-      process: (input, state) =>
+      process: (event, state) =>
         Effect.sync(() => {
+          // Resized: the same state, drawn again for the new size.
+          if (event._tag === "Event") return Action.NextFrame({ state })
+          const input = event.input
           const outcome = step(context, state, {
             name: input.key.name,
             ctrl: input.key.ctrl,
@@ -109,7 +137,8 @@ export const questionPrompt = (
 const requestPrompt = (
   request: AskUserQuestionRequest,
   options: PromptOptions,
-  screen: Screen
+  screen: Screen,
+  resized: Queue.Dequeue<void>
 ): Prompt.Prompt<RequestOutcome> => {
   const from = (index: number, answers: ReadonlyArray<AskUserQuestionAnswerItem>): Prompt.Prompt<RequestOutcome> => {
     const question = request.questions[index]
@@ -121,7 +150,7 @@ const requestPrompt = (
       agentName: request.agent?.name
     }
     return Prompt.flatMap(
-      questionPrompt(context, options, screen),
+      questionPrompt(context, options, screen, resized),
       (outcome): Prompt.Prompt<RequestOutcome> =>
         outcome._tag === "Answered" ? from(index + 1, [...answers, outcome.item]) : Prompt.succeed(outcome)
     )
@@ -153,7 +182,8 @@ export const askOnTerminal = (
   Effect.gen(function*() {
     const terminal = yield* Terminal.Terminal
     const screen: Screen = { rows: 0, answered: 0 }
-    const outcome = yield* Prompt.run(requestPrompt(request, options, screen)).pipe(
+    const resized = yield* resizes(terminal)
+    const outcome = yield* Prompt.run(requestPrompt(request, options, screen, resized)).pipe(
       Effect.provide(promptEnvironment),
       // Taken down mid-request (another surface answered, the timeout): the ✔ lines above must not
       // read as answers that were recorded.
@@ -169,4 +199,4 @@ export const askOnTerminal = (
       case "Aborted":
         return yield* new AskAborted({ message: "The human pressed Ctrl+C." })
     }
-  })
+  }).pipe(Effect.scoped)
