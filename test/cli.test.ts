@@ -230,6 +230,9 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     // The quoted text is still there for a person to read, as visible escapes.
     expect(results[0]!.stderr).toContain("\\x1b]52;c;")
     expect(results[0]!.stderr).toContain("ye\\u200bs")
+    // A bad flag value is quoted in the same escapes as every other message, not JSON's \u001b.
+    expect(results[10]!.stderr).toContain("--timeout \"\\x1b")
+    expect(results[10]!.stderr).not.toContain("\\u001b")
   })
 
   it("a usage error prints one line and a hint on stderr, nothing on stdout, exit 2, in every mode", async () => {

@@ -28,10 +28,17 @@ export const describeUsageError = (error: CliError.CliError): string => {
     const expected = error.expected.replace(/^Expected:?\s*/, "").replace(/\.$/, "")
     // A store URL may carry a password.
     const value = error.option === "store" ? shownStoreUrl(error.value) : error.value
-    return `${what} ${JSON.stringify(value)} is not valid: expected ${expected}.`
+    return `${what} ${quoted(value)} is not valid: expected ${expected}.`
   }
   return error.message
 }
+
+/**
+ * `value` in double quotes, its quotes and backslashes escaped; control
+ * characters are left for `sanitizeLine`, so they read `\x1b` as in every
+ * other message (JSON would write `\u001b` for some and nothing for others).
+ */
+const quoted = (value: string): string => `"${value.replace(/["\\]/g, "\\$&")}"`
 
 /** The usage error line and the hint that follows it. */
 const usageErrorText = (event: CliOutput.Presenter.InvalidInvocation): string => {
