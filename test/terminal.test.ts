@@ -3,6 +3,8 @@ import stringWidth from "fast-string-width"
 import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope, Terminal } from "effect"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
+import { spawn } from "node:child_process"
+import { once } from "node:events"
 import { PassThrough, Writable } from "node:stream"
 import type * as tty from "node:tty"
 import { makeTerminal } from "../src/terminal/device.js"
@@ -591,6 +593,25 @@ const collect = (stream: PassThrough) => {
 }
 
 describe("TerminalProvider, line mode", () => {
+  it("in a program of your own, stdin no longer holds the process once the provider is closed", async () => {
+    const program = `
+      import { Effect } from "effect"
+      import { UserInteraction } from "effect-user-interaction"
+      import { TerminalProvider } from "effect-user-interaction/terminal"
+      const ask = UserInteraction.ask({ questions: [{ id: "who", question: "Name?" }] })
+      const answer = await Effect.runPromise(ask.pipe(Effect.provide(UserInteraction.layerWith(TerminalProvider.layer()))))
+      console.log(JSON.stringify(answer))`
+    const child = spawn(process.execPath, ["--input-type=module", "-e", program], { stdio: ["pipe", "pipe", "ignore"] })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+    // The answer, and stdin left open: a parent that closes it only once the child exits must not wait for ever.
+    child.stdin.write("Bob\n")
+    const [code] = await once(child, "exit")
+    child.stdin.end()
+    expect(code).toBe(0)
+    expect(JSON.parse(out)).toEqual({ answers: [{ id: "who", selected: [], custom: "Bob" }] })
+  }, 30_000)
+
   it.effect("numbered options; a number, numbers and text answer", () =>
     Effect.gen(function*() {
       const input = new PassThrough()
