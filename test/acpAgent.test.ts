@@ -192,6 +192,22 @@ describe.each([["in process", inProcessAgent], ["subprocess over stdio", subproc
           expect(session.agent.diagnostics()).not.toMatch(/[\u001b\u0007\u202e]/)
         }))
 
+      it.effect("cuts a failure's message to one line of at most 300 characters, in the reply and the failed tool call", () =>
+        Effect.gen(function*() {
+          const session = yield* sessionAnswering(() => ({ action: "accept", content: { question_1: `Z${"z\n".repeat(1500)}` } }))
+          const turn = yield* session.prompt(JSON.stringify(single))
+          const failure = reply(turn.reply) as { code: string; message: string }
+          expect(failure.code).toBe("INVALID_ANSWER")
+          expect(failure.message).toHaveLength(300)
+          expect(failure.message).not.toContain("\n")
+          const failed = session.agent.updates.flatMap((n) =>
+            n.sessionId === session.sessionId && n.update.sessionUpdate === "tool_call_update" && n.update.status === "failed"
+              ? [n.update.rawOutput as { message: string }]
+              : []
+          )
+          expect(failed.map((output) => output.message)).toEqual([failure.message])
+        }))
+
       it.effect("refuses a prompt for a session it never opened", () =>
         Effect.gen(function*() {
           const { agent } = yield* Shared

@@ -45,6 +45,7 @@ import { isAbsolute } from "node:path"
 import { AcpProvider } from "./AcpProvider.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
+import { briefFailure } from "../internal/brief.js"
 import { markWellFormed } from "../internal/wellFormed.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed, type UserInteractionError } from "../UserInteractionError.js"
@@ -84,7 +85,7 @@ export const requestOfPrompt = (
   return Result.map(decodeRequestJson(json), markWellFormed)
 }
 
-const failureText = (error: HarnessError): string => JSON.stringify(error.toJSON())
+const failureText = (error: HarnessError): string => JSON.stringify(briefFailure(error))
 
 /** One prompt of a session, from its arrival to its reply. */
 interface Turn {

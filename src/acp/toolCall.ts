@@ -8,6 +8,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { briefFailure } from "../internal/brief.js"
 import type { HarnessError } from "../UserInteractionError.js"
 
 /** The tool's name, as the model-facing tool is called. */
@@ -48,6 +49,6 @@ export const toolCallFinished = (
   if ("answer" in outcome) {
     return { sessionUpdate: "tool_call_update", toolCallId, status: "completed", content: text(outcome.answer), rawOutput: outcome.answer }
   }
-  const failure = outcome.error.toJSON()
+  const failure = briefFailure(outcome.error)
   return { sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: text(failure), rawOutput: failure }
 }

@@ -26,6 +26,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
+import { brief } from "../internal/brief.js"
 import { markChecked } from "../internal/wellFormed.js"
 import {
   AskCancelled,
@@ -44,15 +45,6 @@ import type { ElicitReply } from "./McpToolCall.js"
  * would overflow to 1 ms.
  */
 export const sdkRequestTimeoutMillis = 2_147_483_647
-
-/** The longest failure message a model is shown (SPEC "Protocol eras"). */
-export const maxMessageLength = 300
-
-/** A message fit for a model: `text` on one line, white space collapsed, cut to `max` characters. */
-export const brief = (text: string, max: number = maxMessageLength): string => {
-  const line = text.replace(/\s+/g, " ").trim()
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`
-}
 
 /**
  * What a client's or the SDK's error message says, without the validator

@@ -31,11 +31,12 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import { Tool } from "effect/ai"
 import { AskUserQuestionTool } from "../AskUserQuestionTool.js"
+import { brief, briefFailure } from "../internal/brief.js"
 import { packageVersion } from "../internal/packageVersion.js"
 import { requestFromToolArgs } from "../internal/toolCall.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
-import { brief, causeOf, servesModernEra } from "./elicit.js"
+import { causeOf, servesModernEra } from "./elicit.js"
 import { repairingReplies } from "./malformedReplies.js"
 import { McpProvider } from "./McpProvider.js"
 import type { McpToolCalls } from "./McpToolCalls.js"
@@ -71,7 +72,7 @@ const text = (body: unknown, isError: boolean): CallToolResult =>
     : { content: [{ type: "text", text: JSON.stringify(body) }] }
 
 // The model reads the message: at most 300 characters, whatever produced it.
-const failure = (error: HarnessError): CallToolResult => text({ ...error.toJSON(), message: brief(error.message) }, true)
+const failure = (error: HarnessError): CallToolResult => text(briefFailure(error), true)
 
 /**
  * Answers one `tools/call` of `ask_user_question`: decodes the arguments
