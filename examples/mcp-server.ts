@@ -47,7 +47,9 @@ serveStdio(() => {
   server.registerTool(
     "deploy",
     { description: "Deploy the current build, after the user confirms." },
-    (ctx) => runtime.runPromise(McpProvider.handleToolCall(ctx, deploy))
+    // The call's tool name (and arguments, for a tool that takes some): a 2026-07-28 retry that
+    // brings this call's state to another tool is refused instead of resuming this handler.
+    (ctx) => runtime.runPromise(McpProvider.handleToolCall(ctx, deploy, { params: { name: "deploy" } }))
   )
   server.server.onclose = () => void runtime.dispose()
   return server

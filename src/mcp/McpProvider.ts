@@ -104,9 +104,11 @@ const layer = (server: McpServer | Server): Layer.Layer<UserInteractionProvider 
  * handler's second argument), so that the handler's asks reach the client
  * on whatever era it speaks: on 2026-07-28 the result may be
  * `input_required`, and the client's retry resumes the handler. Pass the
- * `tools/call` `request` too, and a retry that changes the tool or its
+ * `tools/call` `request` too (through `McpServer.registerTool`, `{ params:
+ * { name, arguments } }`), and a retry that changes the tool or its
  * arguments is refused instead of resuming a handler that asked other
- * questions.
+ * questions; without it, one tool's state brought to another tool resumes
+ * the first.
  *
  * ```ts
  * server.setRequestHandler("tools/call", (request, ctx) =>
