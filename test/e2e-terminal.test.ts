@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { hostile } from "./terminalCorpus.js"
 import { ownSequences, unsafeChars } from "./terminalHarness.js"
 import { program, tempDir, tempFiles } from "./cliHarness.js"
+import { askPending, killHard, makeStore, run } from "./support/durableCli.js"
 
 const socket = `ask-user-e2e-${process.pid}`
 const tmux = (...args: ReadonlyArray<string>) =>
@@ -243,6 +244,18 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
         // Already gone.
       }
     }
+  })
+
+  it("inbox: Ctrl+C on a prompt quits it (exit 130), the terminal restored and every ask still pending", async () => {
+    const store = makeStore()
+    const asker = await askPending(store, "ctrl-c")
+    const pane = open(`${askUser} inbox --no-bell --store ${JSON.stringify(store.url)}`)
+    await pane.waitFor((text) => text.includes("❯ Yes"), "the inbox's prompt")
+    pane.keys("C-c")
+    const result = await pane.finished()
+    expect(result).toMatchObject({ status: 130, cooked: true, cursorVisible: true })
+    expect(JSON.parse((await run(["status", "--store", store.url, "ctrl-c"])).stdout)).toEqual({ id: "ctrl-c", status: "pending" })
+    await killHard(asker)
   })
 
   it("--timeout ends an unanswered prompt with exit 4 and restores the terminal", async () => {

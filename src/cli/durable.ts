@@ -11,6 +11,7 @@ import { homedir } from "node:os"
 import { join } from "node:path"
 import type * as Duration from "effect/Duration"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -22,7 +23,7 @@ import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from 
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
-import { InvalidRequest, ProviderClosed, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
+import { AskAborted, InvalidRequest, ProviderClosed, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
@@ -232,11 +233,20 @@ export const inbox = (config: WebFlags & { readonly store: Option.Option<string>
     const store = yield* DurableStore
     warn((yield* store.scan).unreadable)
     const inbox = yield* DurableInbox
-    const surface = providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false })
+    // Ctrl+C on a prompt (the surface's own AskAborted) quits the inbox, as it quits `ask-user`:
+    // that ask, and every other, stays pending.
+    const quit = yield* Deferred.make<void>()
+    const surface = Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, quitsOnCtrlC(quit))).pipe(
+      Layer.provide(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false }))
+    )
+    const quitting = Effect.andThen(
+      Deferred.await(quit),
+      Effect.fail(new AskAborted({ message: "The human pressed Ctrl+C; the asks stay pending." }))
+    )
     // With --web, the page can answer as long as the inbox runs.
     if (config.web || process.stdin.isTTY === true) {
       yield* inbox.serve(surface)
-      return yield* Effect.never
+      return yield* quitting
     }
     // In line mode the terminal reads its answers from stdin: once that has ended, nothing more can
     // be answered here. The answers it read before the end are recorded first.
@@ -250,6 +260,14 @@ export const inbox = (config: WebFlags & { readonly store: Option.Option<string>
       new ProviderClosed({ message: "Input ended: no more asks can be answered on it; they stay pending." })
     )
   }).pipe(Effect.scoped, withInbox(storeUrl(config.store)))
+
+/** `provider`, whose asks that end `AskAborted` (Ctrl+C on the terminal) complete `quit`. */
+const quitsOnCtrlC = (quit: Deferred.Deferred<void>) =>
+(provider: UserInteractionProvider["Service"]): UserInteractionProvider["Service"] => ({
+  ...provider,
+  ask: (request) =>
+    Effect.tapError(provider.ask(request), (error) => error._tag === "AskAborted" ? Deferred.succeed(quit, undefined) : Effect.void)
+})
 
 /**
  * The terminal's prompts in line mode: how many are up, and the asks a
