@@ -97,6 +97,32 @@ describe("settled on another surface", () => {
       expect(terminal.written()).toMatch(/✔[^]*The answer above was not used\.\n[^]*Answered in the web page\.\n$/)
     }))
 
+  it.effect("a queued ask answered on the web goes silently: nothing is written over the prompt on screen", () =>
+    Effect.gen(function*() {
+      const terminal: TestTerminal = yield* makeTestTerminal
+      const gate = yield* Deferred.make<void>()
+      const second = { questions: [{ id: "later", question: "Later?", options: [{ label: "ok" }] }] }
+      const secondAnswer = { answers: [{ id: "later", selected: ["ok"] }] }
+      const both = FanoutProvider.layer(
+        TerminalProvider.layerTerminal({ bell: false }).pipe(Layer.provide(terminal.layer)),
+        Layer.succeed(UserInteractionProvider, UserInteractionProvider.of({
+          name: "web",
+          ask: (request) => request.questions[0]!.id === "later" ? Effect.as(Deferred.await(gate), secondAnswer) : Effect.never
+        }))
+      )
+      const context = yield* Layer.build(UserInteraction.layerWith(both))
+      const ask = (request: typeof single) => Effect.forkChild(UserInteraction.ask(request).pipe(Effect.provideContext(context)))
+      const first = yield* ask(single)
+      yield* terminal.waitFor((text) => text.includes("Deploy now?"))
+      const queued = yield* ask(second)
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(queued)).toEqual(secondAnswer)
+      yield* terminal.press(enter)
+      expect(yield* Fiber.join(first)).toEqual(singleAnswer)
+      expect(terminal.written()).not.toContain("Answered in")
+      expect(terminal.written()).not.toContain("Later?")
+    }))
+
   it.effect("line mode says it too", () =>
     Effect.gen(function*() {
       const input = new PassThrough()

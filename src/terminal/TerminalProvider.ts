@@ -120,13 +120,19 @@ const makeProvider = (
     return UserInteractionProvider.of({
       name: "terminal",
       ask: (request) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(FiberSet.run(running, turn.withPermits(1)(askOne(request))), (fiber) =>
+        Effect.uninterruptibleMask((restore) => {
+          // Whether the ask had its turn on screen: one still queued goes silently.
+          let shown = false
+          const own = turn.withPermits(1)(Effect.suspend(() => {
+            shown = true
+            return askOne(request)
+          }))
+          return Effect.flatMap(FiberSet.run(running, own), (fiber) =>
             restore(Fiber.join(fiber)).pipe(
               Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-              // Another surface settled the ask: once the prompt is down, say where.
+              // Another surface settled the ask: once its prompt is down, say where.
               Effect.onExit((exit) => {
-                const elsewhere = Exit.isFailure(exit) ? settledElsewhere(exit.cause) : undefined
+                const elsewhere = shown && Exit.isFailure(exit) ? settledElsewhere(exit.cause) : undefined
                 return elsewhere === undefined ? Effect.void : say(elsewhereLine(elsewhere))
               }),
               // Interrupted without our caller being interrupted: the provider's scope closed.
@@ -136,7 +142,7 @@ const makeProvider = (
                   : Effect.failCause(cause)
               )
             ))
-        )
+        })
     })
   })
 
