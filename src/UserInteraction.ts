@@ -17,6 +17,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { AskEvent } from "./AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import type { PublishedEvent } from "./internal/askTelemetry.js"
 import { makeSeam, type SeamOptions } from "./internal/seam.js"
 import { UserInteractionProvider } from "./UserInteractionProvider.js"
 import type { DuplicateProvider, UserInteractionError } from "./UserInteractionError.js"
@@ -46,6 +47,7 @@ export class UserInteraction extends Context.Service<UserInteraction, {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
   readonly register: (provider: UserInteractionProvider["Service"]) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
   readonly events: Stream.Stream<AskEvent>
+  readonly subscribe: Effect.Effect<Stream.Stream<AskEvent>, never, Scope.Scope>
 }>()("effect-user-interaction/UserInteraction") {
   /**
    * The seam with an empty slot and the given options. Each call makes a new,
@@ -58,10 +60,9 @@ export class UserInteraction extends Context.Service<UserInteraction, {
       UserInteraction,
       Effect.gen(function*() {
         // Sliding: a subscriber that falls behind loses its oldest events; no ask ever waits for it.
-        const events = yield* PubSub.sliding<AskEvent>(eventBuffer)
+        const events = yield* PubSub.sliding<PublishedEvent>(eventBuffer)
         const { close, seam } = makeSeam(options, events)
-        // Ends every event stream once the seam is gone.
-        yield* Effect.addFinalizer(() => PubSub.shutdown(events))
+        // Ends every event stream, after its last event, once the seam is gone.
         yield* Effect.addFinalizer(() => close)
         return UserInteraction.of(seam)
       })
@@ -88,13 +89,24 @@ export class UserInteraction extends Context.Service<UserInteraction, {
    * The seam's ask events from the moment the stream runs: `Asked` when an
    * ask reaches a provider, `Settled` when it ends. A subscriber that falls
    * more than 1,024 events behind loses the oldest; asks never wait for it.
-   * The stream ends when the seam closes.
+   * Once the seam closes, the stream ends after the events published before.
    *
    * @since 0.2.0
    */
   static readonly events: Stream.Stream<AskEvent, never, UserInteraction> = Stream.unwrap(
     UserInteraction.useSync((seam) => seam.events)
   )
+
+  /**
+   * Subscribes now, for the lifetime of the scope, and gives the events from
+   * this moment on as a stream (`events` subscribes only when its stream
+   * starts, which a forked fiber may do after the first asks). Every ask
+   * that reaches a provider from here on is in it, until the seam closes.
+   *
+   * @since 0.2.0
+   */
+  static readonly subscribe: Effect.Effect<Stream.Stream<AskEvent>, never, UserInteraction | Scope.Scope> = UserInteraction
+    .use((seam) => seam.subscribe)
 
   /**
    * Builds `providerLayer` and registers its provider for the lifetime of this

@@ -217,4 +217,21 @@ describe("UserInteraction.events", () => {
         "Settled:orphan:PROVIDER_CLOSED"
       ])
     }))
+
+  it.effect("subscribe, then ask at once: a reader that has not run yet still gets every event, the last ones too, as the seam closes", () =>
+    Effect.gen(function*() {
+      const seamScope = yield* Scope.make()
+      const seam = yield* Layer.buildWithScope(UserInteraction.layerWith(ScriptedProvider.layer(() => Effect.succeed(singleAnswer))), seamScope)
+      const events = yield* UserInteraction.subscribe.pipe(Effect.provideContext(seam))
+      // Forked, not started: nothing reads until the asks are done and the seam is closing.
+      const reader = yield* Effect.forkChild(Stream.runCollect(events))
+      for (const id of ["one", "two", "three"]) yield* UserInteraction.ask(request(id)).pipe(Effect.provideContext(seam))
+      yield* Scope.close(seamScope, Exit.void)
+      expect((yield* Fiber.join(reader)).map((e) => `${e._tag}:${e.id}`)).toEqual([
+        "Asked:one", "Settled:one", "Asked:two", "Settled:two", "Asked:three", "Settled:three"
+      ])
+      // A subscription made once the seam has closed is empty, and ends.
+      const late = yield* UserInteraction.subscribe.pipe(Effect.provideContext(seam))
+      expect(yield* Stream.runCollect(late)).toEqual([])
+    }))
 })

@@ -18,6 +18,7 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type { AskedRequest, AskEvent, AskOutcome } from "../AskEvent.js"
@@ -187,22 +188,43 @@ const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome:
  * The event stream of one seam: a sliding `PubSub`, and a count of the
  * streams reading it, so that with nobody listening no event is built.
  */
+/** Published once the seam closes, after its last event: each subscriber's stream ends there. */
+const endOfEvents: unique symbol = Symbol.for("effect-user-interaction/endOfEvents")
+
+/** What the seam's `PubSub` carries: the events, then their end. */
+export type PublishedEvent = AskEvent | typeof endOfEvents
+
+const isAskEvent = (item: PublishedEvent): item is AskEvent => item !== endOfEvents
+
 export class AskEvents {
   subscribers = 0
-  /** The events from the moment the stream runs; it ends when the `PubSub` shuts down. */
+  #closed = false
+
+  /**
+   * A stream of the events from this moment on, to run within the scope; it
+   * ends after the last event once the seam closes. A subscription made
+   * after that is empty.
+   */
+  readonly subscribe: Effect.Effect<Stream.Stream<AskEvent>, never, Scope.Scope>
+  /** The events from the moment the stream runs; as `subscribe`. */
   readonly stream: Stream.Stream<AskEvent>
 
-  constructor(readonly pubsub: PubSub.PubSub<AskEvent>) {
-    this.stream = Stream.unwrap(
-      Effect.acquireRelease(
+  constructor(readonly pubsub: PubSub.PubSub<PublishedEvent>) {
+    this.subscribe = Effect.gen({ self: this }, function*() {
+      const subscription = yield* PubSub.subscribe(this.pubsub)
+      yield* Effect.acquireRelease(
         Effect.sync(() => void this.subscribers++),
         () => Effect.sync(() => void this.subscribers--)
-      ).pipe(Effect.as(Stream.fromPubSub(pubsub)))
-    )
+      )
+      // Checked once subscribed: a seam that closes from here on publishes its end to this subscription.
+      if (this.#closed) return Stream.empty
+      return Stream.fromSubscription(subscription).pipe(Stream.takeWhile(isAskEvent))
+    })
+    this.stream = Stream.unwrap(this.subscribe)
   }
 
   /** Events of this scheduler round, not yet in the `PubSub`. */
-  #queued: Array<AskEvent> = []
+  #queued: Array<PublishedEvent> = []
 
   /**
    * Queues the event without suspending; the round's events go to the
@@ -215,6 +237,17 @@ export class AskEvents {
   }
 
   /**
+   * Publishes the queued events, then the end, so that every subscriber
+   * reads what was published before the seam closed and its stream ends;
+   * a `PubSub` shut down would drop what a subscriber had not read yet.
+   */
+  close(): void {
+    this.#closed = true
+    this.#queued.push(endOfEvents)
+    this.flush()
+  }
+
+  /**
    * Publishes the queued events. A full buffer means a subscriber is behind:
    * its oldest events are dropped, as a sliding `PubSub` does, rather than wait.
    */
@@ -223,7 +256,6 @@ export class AskEvents {
     if (batch.length === 0) return
     this.#queued = []
     const events = this.pubsub
-    if (PubSub.isShutdownUnsafe(events)) return
     for (const event of events.pubsub.publishAll(batch)) {
       events.pubsub.slide()
       events.pubsub.publish(event)

@@ -28,7 +28,7 @@ import {
   surfaceOf,
   type UserInteractionProvider
 } from "../UserInteractionProvider.js"
-import { AskEvents, AskWatch, ContextViews } from "./askTelemetry.js"
+import { AskEvents, AskWatch, ContextViews, type PublishedEvent } from "./askTelemetry.js"
 import {
   AskAborted,
   AskTimeout,
@@ -63,6 +63,7 @@ export interface Seam {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
   readonly register: (provider: Provider) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
   readonly events: Stream.Stream<AskEvent>
+  readonly subscribe: Effect.Effect<Stream.Stream<AskEvent>, never, Scope.Scope>
 }
 
 const toMillis = (input: Duration.Input | undefined): number =>
@@ -86,7 +87,7 @@ const providerFailed = (cause: Cause.Cause<unknown>) =>
  */
 export const makeSeam = (
   options: SeamOptions,
-  pubsub: PubSub.PubSub<AskEvent>
+  pubsub: PubSub.PubSub<PublishedEvent>
 ): { readonly seam: Seam; readonly close: Effect.Effect<void> } => {
   const events = new AskEvents(pubsub)
   const views = new ContextViews()
@@ -153,11 +154,11 @@ export const makeSeam = (
   }
 
   return {
-    seam: { ask, register: (provider) => slot.register(provider), events: events.stream },
-    // The events of asks this settles go out before the `PubSub` shuts down.
+    seam: { ask, register: (provider) => slot.register(provider), events: events.stream, subscribe: events.subscribe },
+    // The events of asks this settles go out, then the end of every event stream.
     close: Effect.sync(() => {
       slot.close()
-      events.flush()
+      events.close()
     })
   }
 }
