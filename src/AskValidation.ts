@@ -88,7 +88,7 @@ export const checkRequest = (
 const isBlank = (s: string | undefined): s is undefined => s === undefined || s.trim() === ""
 
 const broken = (reason: string) =>
-  Result.fail(new InvalidAnswer({ message: `The provider's answer breaks the answer rules: ${reason}` }))
+  Result.fail(new InvalidAnswer({ message: `The answer breaks the answer rules: ${reason}` }))
 
 /**
  * Holds an answer to the answer rules of its request and returns it
@@ -105,7 +105,7 @@ export const checkAnswer = (
   if (Exit.isFailure(exit)) {
     const error = firstError(exit)
     return Result.fail(new InvalidAnswer({
-      message: `The provider's answer does not decode: ${error ? formatIssue(error.issue) : "unknown shape"}`,
+      message: `The answer does not decode: ${error ? formatIssue(error.issue) : "unknown shape"}`,
       cause: error
     }))
   }
@@ -115,15 +115,19 @@ export const checkAnswer = (
     if (byId.has(item.id)) return broken(`the question id "${item.id}" is answered twice`)
     byId.set(item.id, item)
   }
-  if (byId.size > questions.length) {
+  // An id that is no question's, named before any question it leaves unanswered: it is the cause.
+  const unknownId = () => {
     const known = new Set(questions.map((q) => q.id))
-    const unknown = [...byId.keys()].find((id) => !known.has(id))
-    return broken(`"${unknown}" is not a question of the request`)
+    return [...byId.keys()].find((id) => !known.has(id))
   }
+  if (byId.size > questions.length) return broken(`"${unknownId()}" is not a question of the request`)
   const answers: Array<AskUserQuestionAnswerItem> = []
   for (const question of questions) {
     const item = byId.get(question.id)
-    if (item === undefined) return broken(`the question "${question.id}" has no answer`)
+    if (item === undefined) {
+      const unknown = unknownId()
+      return broken(unknown === undefined ? `the question "${question.id}" has no answer` : `"${unknown}" is not a question of the request`)
+    }
     const custom = isBlank(item.custom) ? undefined : item.custom
     const selected = item.selected
     if (custom !== undefined && selected.length > 0) {

@@ -105,6 +105,7 @@ describe("checkAnswer", () => {
   it.each([
     ["a missing answer", [base[0], base[1]], "no answer"],
     ["an unknown id", [...base, { id: "zzz", selected: [] }], "zzz"],
+    ["an unknown id in place of a question's", [base[0], base[1], { id: "zzz", selected: [] }], "\"zzz\" is not a question of the request"],
     ["a repeated id", [...base, base[0]], "twice"],
     ["a label of another question", [{ id: "db", selected: ["auth"] }, base[1], base[2]], "not an option"],
     ["a repeated label", [base[0], { id: "features", selected: ["auth", "auth"] }, base[2]], "selected twice"],
