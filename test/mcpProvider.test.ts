@@ -636,16 +636,26 @@ describe("replies no SDK client would send (JSON-RPC written by hand)", () => {
       expect(errorCode(JSON.parse(retry.content[0].text))).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
     }))
 
-  it.live("2026-07-28: a reply that is no elicitation result (an unknown action, a roots result) is PROVIDER_FAILED, not the form again", () =>
+  it.live("2026-07-28: inputResponses with no elicitation result for the form (an unknown action, a roots result, none at all) is PROVIDER_FAILED, not the form again", () =>
     Effect.gen(function*() {
-      for (const reply of [{ action: "maybe" }, { roots: [] }]) {
+      const replies = [
+        { ask: { action: "maybe" } },
+        { ask: { roots: [] } },
+        { ask: null },
+        { ask: "accept" },
+        { other: { action: "accept", content: { question_1: "yes" } } },
+        {},
+        [1],
+        "x"
+      ]
+      for (const inputResponses of replies) {
         const h = yield* inProcess({ era: "2026-07-28" })
         const first: any = yield* Effect.promise(() =>
           h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
         )
         const retry: any = yield* Effect.promise(() =>
           h.sdk.callTool(
-            { name: "ask_user_question", arguments: single, inputResponses: { ask: reply as never }, requestState: first.requestState },
+            { name: "ask_user_question", arguments: single, inputResponses: inputResponses as never, requestState: first.requestState },
             { allowInputRequired: true }
           )
         )
@@ -655,6 +665,20 @@ describe("replies no SDK client would send (JSON-RPC written by hand)", () => {
         expect(errorCode(failure)).toEqual({ name: "UserInteractionError", code: "PROVIDER_FAILED" })
         expect(failure.message).toContain("malformed")
       }
+    }))
+
+  it.live("2026-07-28: a retry that brings no inputResponses gets the same form again, under a new state", () =>
+    Effect.gen(function*() {
+      const h = yield* inProcess({ era: "2026-07-28" })
+      const first: any = yield* Effect.promise(() =>
+        h.sdk.callTool({ name: "ask_user_question", arguments: single }, { allowInputRequired: true })
+      )
+      const again: any = yield* Effect.promise(() =>
+        h.sdk.callTool({ name: "ask_user_question", arguments: single, requestState: first.requestState }, { allowInputRequired: true })
+      )
+      expect(again.resultType).toBe("input_required")
+      expect(again.inputRequests).toEqual(first.inputRequests)
+      expect(again.requestState).not.toBe(first.requestState)
     }))
 
   it.live("2026-07-28: a requestState retried with other arguments is refused, and still answers its own call", () =>

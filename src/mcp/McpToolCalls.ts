@@ -332,14 +332,17 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
       withdraw(call)
       // The handler ended while the client held the form: its result, whatever the reply says.
       if (need === undefined) return round<ProtocolError>(ctx, call)
-      const sent = ctx.mcpReq.inputResponses?.[inputKey] as { readonly content?: unknown } | undefined
-      // A retry without the reply: the client gets the same form again, under a new state.
-      if (sent === undefined) return Effect.succeed(ask(call, need))
-      const view = inputResponse(ctx.mcpReq.inputResponses, inputKey)
+      const responses = ctx.mcpReq.inputResponses
+      // A retry without any reply: the client gets the same form again, under a new state.
+      if (responses === undefined) return Effect.succeed(ask(call, need))
+      // Replies, but none the SDK could read for the form (not an object, another key): as on 2025
+      // eras, the ask fails rather than asking again, which a client with the bug would do for ever.
+      const sent = responses[inputKey] as { readonly content?: unknown } | undefined
+      const view = inputResponse(responses, inputKey)
       // The content as sent: the SDK's view drops content that is not an object, which would
       // read as a form left empty; the form's reader refuses it instead.
       need.reply(
-        view.kind !== "elicit"
+        sent === undefined || view.kind !== "elicit"
           ? Result.fail(malformedReply)
           : Result.succeed(sent.content === undefined ? { action: view.action } : { action: view.action, content: sent.content })
       )
