@@ -1,26 +1,33 @@
 /**
- * `ask-user mcp` against a bare MCP v2 SDK server, measured in the same
+ * `ask-user mcp` against bare MCP v2 SDK servers, measured in the same
  * process over real stdio:
  *
  * 1. `ask_user_question` tool calls answered per second, the client's human
  *    answering at once, for a client of each protocol era (2026-07-28: the
  *    v2 client pinned to it; 2025-11-25: SDK 1.32.2; 2025-06-18: SDK
- *    1.17.5), and each server's CPU time per call (from /proc, Linux). The
- *    bare server is the SDK's own idiom: `serveStdio` and a
- *    write-once handler returning `inputRequired` with the form `ask-user
- *    mcp` sends to that era's client (the SDK's legacy shim pushes it to
- *    2025-era clients) and the same answer text; no seam, no decoding, no
- *    answer checks, no sealed `requestState`. Both servers are warmed up
- *    first (the JIT); then each round measures both back to back, in
- *    alternating order, and yields one ratio, so a busy moment on the
- *    machine falls on both sides of it. The table shows medians.
+ *    1.17.5), and each server's CPU time per call (from /proc, Linux). Two
+ *    bare servers, both the SDK's own idiom: `serveStdio` and a write-once
+ *    handler returning `inputRequired` with the form `ask-user mcp` sends to
+ *    that era's client (the SDK's legacy shim pushes it to 2025-era clients)
+ *    and the same answer text; no seam, no decoding, no answer checks.
+ *    - "bare": no `requestState` at all: it cannot tell one ask's retry from
+ *      another's, so it stands for a tool that needs no state.
+ *    - "bare, sealed state": a `requestState` minted and verified by the
+ *      SDK's `createRequestStateCodec` (`ServerOptions.requestState.verify`),
+ *      as the protocol requires of a server whose state the client echoes
+ *      (decision 084): the same work asked of `ask-user mcp`, the SDK's way.
+ *    Every server is warmed up first (the JIT); then each round measures all
+ *    of them back to back, in rotating order, and yields one ratio per
+ *    baseline, so a busy moment on the machine falls on both sides of it.
+ *    The table shows medians.
  * 2. The time from spawning the server to its answer to `initialize`, for
- *    both servers started the same way (`node <script>`), in paired runs.
+ *    `ask-user mcp` and the bare server started the same way (`node
+ *    <script>`), in paired runs.
  *
  * Run: `npm run build && node --expose-gc bench/mcp.bench.ts`. With
  * `BENCH_BASELINE_BIN=<another build's dist/bin/ask-user.js>` that build's
- * `ask-user mcp` is the baseline instead: a change measured against the code
- * before it, paired the same way.
+ * `ask-user mcp` is the one baseline instead: a change measured against the
+ * code before it, paired the same way.
  */
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
@@ -61,22 +68,33 @@ const content20250618 = toContent20250618(request, answer)
 const server = (path: string) => JSON.stringify(import.meta.resolve(`@modelcontextprotocol/server${path}`))
 
 /**
- * The baseline: the same tool on a bare v2 SDK server, sending the same form
- * `ask-user mcp` sends to the era's client (made once here and written into
- * the script as constants; the era is its argument) and the same answer
- * text, without looking at the client's content.
+ * The bare servers: the same tool on a bare v2 SDK server, sending the same
+ * form `ask-user mcp` sends to the era's client (made once here and written
+ * into the script as constants) and the same answer text, without looking at
+ * the client's content. Arguments: the era, then `sealed` for the one whose
+ * `requestState` is minted and verified by the SDK's codec (a retry without
+ * a good state is refused, as `ask-user mcp` refuses it).
  */
 const baselineScript = `
-import { inputRequired, McpServer } from ${server("")}
+import { randomBytes } from "node:crypto"
+import { createRequestStateCodec, inputRequired, McpServer, ProtocolError, ProtocolErrorCode } from ${server("")}
 import { serveStdio } from ${server("/stdio")}
 const form = process.argv[2] === "2025-06-18" ? ${JSON.stringify(toForm20250618(request))} : ${JSON.stringify({ mode: "form", ...toElicitationForm(request) })}
 const text = ${JSON.stringify(JSON.stringify(answer))}
+const sealed = process.argv[3] === "sealed"
+const codec = createRequestStateCodec({ key: randomBytes(32), ttlSeconds: 24 * 3600 })
+let calls = 0
 serveStdio(() => {
-  const server = new McpServer({ name: "baseline", version: "1.0.0" })
+  const server = new McpServer({ name: "baseline", version: "1.0.0" }, sealed ? { requestState: { verify: codec.verify } } : {})
   server.server.registerCapabilities({ tools: {} })
   server.server.setRequestHandler("tools/list", () => ({ tools: [{ name: "ask_user_question", inputSchema: { type: "object" } }] }))
   server.server.setRequestHandler("tools/call", (_request, ctx) => {
-    if (ctx.mcpReq.inputResponses?.ask === undefined) return inputRequired({ inputRequests: { ask: inputRequired.elicit(form) } })
+    if (ctx.mcpReq.inputResponses?.ask === undefined) {
+      const needs = { inputRequests: { ask: inputRequired.elicit(form) } }
+      if (!sealed) return inputRequired(needs)
+      return codec.mint({ call: ++calls, round: 1 }).then((requestState) => inputRequired({ ...needs, requestState }))
+    }
+    if (sealed && ctx.mcpReq.requestState() === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid or expired requestState")
     return { content: [{ type: "text", text }] }
   })
   return server
@@ -87,11 +105,19 @@ const baselinePath = join(dir, "baseline.mjs")
 writeFileSync(baselinePath, baselineScript)
 const askUserPath = fileURLToPath(new URL("../dist/bin/ask-user.js", import.meta.url))
 const otherBuild = process.env["BENCH_BASELINE_BIN"]
-const commands = {
-  baseline: (era: Era) => otherBuild === undefined ? [baselinePath, era] : [otherBuild, "mcp"],
-  ours: [askUserPath, "mcp"]
-} as const
-const baselineName = otherBuild === undefined ? "bare v2 SDK server" : "baseline build"
+
+/** A server under test: its name in the table, and its command line (after `node`) for a client of `era`. */
+interface Server {
+  readonly name: string
+  readonly args: (era: Era) => ReadonlyArray<string>
+}
+
+const ours: Server = { name: "ask-user mcp", args: () => [askUserPath, "mcp"] }
+const bare: Server = { name: "bare v2 SDK server", args: (era) => [baselinePath, era] }
+const baselines: ReadonlyArray<Server> = otherBuild === undefined
+  ? [bare, { name: "bare, sealed state", args: (era) => [baselinePath, era, "sealed"] }]
+  : [{ name: "baseline build", args: () => [otherBuild, "mcp"] }]
+const startBaseline = baselines[0]!
 
 interface Connected {
   readonly call: () => Promise<Record<string, unknown>>
@@ -163,7 +189,8 @@ type Run = Awaited<ReturnType<typeof measure>>
 interface Row {
   readonly era: Era
   readonly concurrency: number
-  readonly baseline: ReadonlyArray<Run>
+  readonly baseline: Server
+  readonly baselineRuns: ReadonlyArray<Run>
   readonly ours: ReadonlyArray<Run>
 }
 
@@ -171,26 +198,25 @@ const rows: Array<Row> = []
 const warmUpCalls = 1_000
 const rounds = 7
 const loads = [[1, 300], [16, 900]] as const
+const servers = [...baselines, ours]
 
 for (const era of eras) {
-  const ours = await connect(era, commands.ours)
-  const baseline = await connect(era, commands.baseline(era))
-  for (const client of [ours, baseline]) await measure(client, warmUpCalls, 4)
+  const clients = await Promise.all(servers.map((s) => connect(era, s.args(era))))
+  for (const client of clients) await measure(client, warmUpCalls, 4)
   for (const [concurrency, total] of loads) {
-    const b: Array<Run> = []
-    const o: Array<Run> = []
+    const runs = servers.map((): Array<Run> => [])
     for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        b.push(await measure(baseline, total, concurrency))
-        o.push(await measure(ours, total, concurrency))
-      } else {
-        o.push(await measure(ours, total, concurrency))
-        b.push(await measure(baseline, total, concurrency))
+      // Each round starts with the next server: none of them always goes first.
+      for (let k = 0; k < servers.length; k++) {
+        const i = (round + k) % servers.length
+        runs[i]!.push(await measure(clients[i]!, total, concurrency))
       }
     }
-    rows.push({ era, concurrency, baseline: b, ours: o })
+    baselines.forEach((baseline, i) =>
+      rows.push({ era, concurrency, baseline, baselineRuns: runs[i]!, ours: runs[servers.length - 1]! })
+    )
   }
-  await Promise.all([ours.close(), baseline.close()])
+  await Promise.all(clients.map((client) => client.close()))
 }
 
 /** Milliseconds from spawning `node ...args` to the first line on its stdout, the answer to `initialize`. */
@@ -216,30 +242,31 @@ const timeToInitialize = (args: ReadonlyArray<string>): Promise<number> =>
   })
 
 const startRuns = 11
-const startBaseline: Array<number> = []
-const startOurs: Array<number> = []
+const startBaselineMs: Array<number> = []
+const startOursMs: Array<number> = []
 for (let run = 0; run < startRuns; run++) {
-  startBaseline.push(await timeToInitialize(commands.baseline("2025-11-25")))
-  startOurs.push(await timeToInitialize(commands.ours))
+  startBaselineMs.push(await timeToInitialize(startBaseline.args("2025-11-25")))
+  startOursMs.push(await timeToInitialize(ours.args("2025-11-25")))
 }
 
 const fmt = (n: number) => n.toFixed(0)
-/** The median over the rounds of ours against the baseline, each round a pair. */
-const paired = (row: Row, pick: (run: Run) => number) => median(row.ours.map((run, i) => pick(run) / pick(row.baseline[i]!)))
+/** The median over the rounds of ours against the row's baseline, each round a pair. */
+const paired = (row: Row, pick: (run: Run) => number) =>
+  median(row.ours.map((run, i) => pick(run) / pick(row.baselineRuns[i]!)))
 process.stdout.write(
-  `| client era | calls in flight | ${baselineName}: calls/s | CPU µs per call | ask-user mcp: calls/s | CPU µs per call | paired rate ratio | paired CPU ratio |\n` +
-    "|---|---:|---:|---:|---:|---:|---:|---:|\n" +
+  "| client era | calls in flight | baseline | its calls/s | its CPU µs per call | ask-user mcp: calls/s | CPU µs per call | paired rate ratio | paired CPU ratio |\n" +
+    "|---|---:|---|---:|---:|---:|---:|---:|---:|\n" +
     rows.map((r) =>
-      `| ${r.era} | ${r.concurrency} | ${fmt(median(r.baseline.map((x) => x.rate)))} | ${fmt(median(r.baseline.map((x) => x.cpuMicros)))} | ` +
+      `| ${r.era} | ${r.concurrency} | ${r.baseline.name} | ${fmt(median(r.baselineRuns.map((x) => x.rate)))} | ${fmt(median(r.baselineRuns.map((x) => x.cpuMicros)))} | ` +
       `${fmt(median(r.ours.map((x) => x.rate)))} | ${fmt(median(r.ours.map((x) => x.cpuMicros)))} | ` +
       `${paired(r, (x) => x.rate).toFixed(2)}× | ${paired(r, (x) => x.cpuMicros).toFixed(2)}× |`
     ).join("\n") + "\n\n" +
-    `${warmUpCalls} warm-up calls per server and era, then ${rounds} paired rounds of ${loads.map(([c, n]) => `${n} calls ${c} at a time`).join(" and ")}; ` +
+    `${warmUpCalls} warm-up calls per server and era, then ${rounds} rounds of ${loads.map(([c, n]) => `${n} calls ${c} at a time`).join(" and ")} on each server; ` +
     "every call is a 3-question form answered at once by the client; medians over the rounds.\n\n" +
-    `| start-up to the \`initialize\` answer | ${baselineName} (ms) | ask-user mcp (ms) | ask-user / baseline |\n` +
+    `| start-up to the \`initialize\` answer | ${startBaseline.name} (ms) | ask-user mcp (ms) | ask-user / baseline |\n` +
     "|---|---:|---:|---:|\n" +
-    `| median of ${startRuns} paired runs | ${fmt(median(startBaseline))} | ${fmt(median(startOurs))} | ${
-      (median(startOurs) / median(startBaseline)).toFixed(2)
+    `| median of ${startRuns} paired runs | ${fmt(median(startBaselineMs))} | ${fmt(median(startOursMs))} | ${
+      (median(startOursMs) / median(startBaselineMs)).toFixed(2)
     } |\n`
 )
 rmSync(dir, { recursive: true, force: true })
