@@ -184,10 +184,6 @@ const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome:
   span.end(view.spanClock?.currentTimeNanosUnsafe() ?? 0n, exit)
 }
 
-/**
- * The event stream of one seam: a sliding `PubSub`, and a count of the
- * streams reading it, so that with nobody listening no event is built.
- */
 /** Published once the seam closes, after its last event: each subscriber's stream ends there. */
 const endOfEvents: unique symbol = Symbol.for("effect-user-interaction/endOfEvents")
 
@@ -196,6 +192,10 @@ export type PublishedEvent = AskEvent | typeof endOfEvents
 
 const isAskEvent = (item: PublishedEvent): item is AskEvent => item !== endOfEvents
 
+/**
+ * The event stream of one seam: a sliding `PubSub`, and a count of the
+ * streams reading it, so that with nobody listening no event is built.
+ */
 export class AskEvents {
   subscribers = 0
   #closed = false
