@@ -420,7 +420,7 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       // Labels that read "yes" with their hidden characters dropped, and text that only looks like an escape.
       const labels = [
         "yes", "ye\u200bs", "ye\\u200bs", "yes\u2060", "ye\u00ads", "ye\ufe0fs", "ye\u034fs", "yes\u{e0041}", "ye\u200es",
-        "\x1b[31mye\u009bs", "A\ud800", "A\udc00", "\u2764\ufe0f yes", "\u05e9\u05dc\u05d5\u05dd"
+        "\x1b[31mye\u009bs", "A\ud800", "A\udc00", "\u2764\ufe0f yes", "\u05e9\u05dc\u05d5\u05dd\u200f ok"
       ]
       const fiber = yield* Effect.forkChild(ask({ questions: [{ id: "q", question: "Which\u200b?", options: labels.map((label) => ({ label })) }] }))
       yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
@@ -430,9 +430,12 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
           names: Array.from(document.querySelectorAll("button.option"), (b) => b.getAttribute("aria-label")),
           texts: Array.from(document.querySelectorAll("button.option .option-label"), (label) => label.textContent),
           boxed: Array.from(document.querySelectorAll("button.option .option-label"), (label) =>
-            Array.from(label.querySelectorAll(".escape"), (box) => box.textContent))
+            Array.from(label.querySelectorAll(".escape"), (box) => box.textContent)),
+          // An escape reads left to right, inside right-to-left text too.
+          directions: Array.from(new Set(Array.from(document.querySelectorAll(".escape"), (box) => getComputedStyle(box).direction)))
         }))
       )
+      expect(seen.directions).toEqual(["ltr"])
       expect(seen.heading).toBe("Which\\u200b?")
       expect(seen.names).toEqual(labels.map(sanitize))
       expect(seen.texts).toEqual(labels.map(sanitize))

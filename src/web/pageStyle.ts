@@ -38,7 +38,7 @@ label.option { align-items: center; }
 label.option input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
 .option-body { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 0.6rem; flex: 1; min-width: 0; }
 .option-label { font-weight: 600; overflow-wrap: anywhere; }
-.escape { unicode-bidi: isolate; font: 0.85em ui-monospace, monospace; font-weight: normal; color: var(--muted);
+.escape { direction: ltr; unicode-bidi: isolate; font: 0.85em ui-monospace, monospace; font-weight: normal; color: var(--muted);
   border: 1px dashed currentColor; border-radius: 0.2rem; padding: 0 0.1rem; }
 .option-description { flex-basis: 100%; color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
 .option[aria-pressed="true"], label.option:has(input:checked) { background: var(--chosen); border-color: var(--accent); }
