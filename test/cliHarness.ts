@@ -46,6 +46,9 @@ export const start = (args: ReadonlyArray<string>, options: { readonly env?: Nod
   })
   running.add(child)
   child.once("exit", () => running.delete(child))
+  // A program that never reads its input (an answers file, a usage error) may have closed it before
+  // the test writes: that write's EPIPE says nothing about the program.
+  child.stdin!.on("error", () => undefined)
   let out = ""
   let err = ""
   const waiters = new Set<() => void>()
