@@ -90,6 +90,15 @@ const isBlank = (s: string | undefined): s is undefined => s === undefined || s.
 const broken = (reason: string) =>
   Result.fail(new InvalidAnswer({ message: `The answer breaks the answer rules: ${reason}` }))
 
+/** The first id answered that is no question's, if any. */
+const unknownId = (
+  questions: ReadonlyArray<{ readonly id: string }>,
+  answered: ReadonlyMap<string, unknown>
+): string | undefined => {
+  const known = new Set(questions.map((q) => q.id))
+  return [...answered.keys()].find((id) => !known.has(id))
+}
+
 /**
  * Holds an answer to the answer rules of its request and returns it
  * normalized: one item per question, in question order, blank `custom`
@@ -115,17 +124,13 @@ export const checkAnswer = (
     if (byId.has(item.id)) return broken(`the question id "${item.id}" is answered twice`)
     byId.set(item.id, item)
   }
-  // An id that is no question's, named before any question it leaves unanswered: it is the cause.
-  const unknownId = () => {
-    const known = new Set(questions.map((q) => q.id))
-    return [...byId.keys()].find((id) => !known.has(id))
-  }
-  if (byId.size > questions.length) return broken(`"${unknownId()}" is not a question of the request`)
+  if (byId.size > questions.length) return broken(`"${unknownId(questions, byId)}" is not a question of the request`)
   const answers: Array<AskUserQuestionAnswerItem> = []
   for (const question of questions) {
     const item = byId.get(question.id)
     if (item === undefined) {
-      const unknown = unknownId()
+      // An id that is no question's is named first: it is why this question has no answer.
+      const unknown = unknownId(questions, byId)
       return broken(unknown === undefined ? `the question "${question.id}" has no answer` : `"${unknown}" is not a question of the request`)
     }
     const custom = isBlank(item.custom) ? undefined : item.custom
