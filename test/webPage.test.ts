@@ -171,6 +171,110 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(problems).toEqual([])
     }))
 
+  it.effect("on a multi-select, text in Other clears the ticks it replaces, and emptying it puts them back", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      const request: AskUserQuestionRequest = {
+        questions: [{ id: "f", question: "Which features?", options: [{ label: "auth" }, { label: "search" }], multiSelect: true }]
+      }
+      const checked = (name: string) => promise(() => page.getByRole("checkbox", { name }).isChecked())
+      const other = page.getByRole("textbox", { name: "Other" })
+      const note = page.getByText("Your own answer replaces the options", { exact: false })
+
+      const first = yield* Effect.forkChild(ask(request))
+      yield* promise(() => page.getByRole("checkbox", { name: "auth" }).check())
+      expect(yield* promise(() => note.isVisible())).toBe(false)
+      yield* promise(() => other.fill("billing"))
+      // What is sent is what is shown: no tick stays on screen that the answer drops.
+      expect(yield* checked("auth")).toBe(false)
+      expect(yield* promise(() => note.isVisible())).toBe(true)
+      expect(yield* promise(() => other.getAttribute("aria-describedby"))).toBe("other-note")
+      // A tick is refused while Other holds text, and the keyboard still moves through the boxes.
+      yield* promise(() => page.getByRole("checkbox", { name: "auth" }).focus())
+      yield* promise(() => page.keyboard.press("ArrowDown"))
+      expect(yield* focusedName(page)).toBe("search")
+      yield* promise(() => page.keyboard.press("Space"))
+      expect(yield* checked("search")).toBe(false)
+      yield* promise(() => page.getByRole("checkbox", { name: "search" }).click({ force: true }))
+      expect(yield* checked("search")).toBe(false)
+      yield* promise(() => other.fill(""))
+      expect(yield* checked("auth")).toBe(true)
+      expect(yield* checked("search")).toBe(false)
+      yield* promise(() => page.getByRole("checkbox", { name: "search" }).click())
+      yield* promise(() => page.getByRole("button", { name: "Submit", exact: true }).click())
+      expect(yield* Fiber.join(first)).toEqual({ answers: [{ id: "f", selected: ["auth", "search"] }] })
+
+      const second = yield* Effect.forkChild(ask(request))
+      yield* promise(() => page.getByText("Question 1 of 1", { exact: true }).waitFor())
+      yield* promise(() => page.getByRole("checkbox", { name: "auth" }).check())
+      yield* promise(() => other.fill("billing"))
+      yield* promise(() => page.getByRole("button", { name: "Submit", exact: true }).click())
+      expect(yield* Fiber.join(second)).toEqual({ answers: [{ id: "f", selected: [], custom: "billing" }] })
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("a free-text question has a button that sends it, usable once there is text", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      const fiber = yield* Effect.forkChild(ask({ questions: [{ id: "n", question: "Project name?" }] }))
+      const submit = page.getByRole("button", { name: "Submit", exact: true })
+      yield* promise(() => submit.waitFor())
+      expect(yield* promise(() => submit.isDisabled())).toBe(true)
+      yield* promise(() => page.getByRole("textbox", { name: "Project name?" }).fill("atlas"))
+      yield* promise(() => submit.click())
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "n", selected: [], custom: "atlas" }] })
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("while an answer is on its way, the controls are disabled and say so; a failed send gives them back", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      let release: () => void = () => undefined
+      const held = new Promise<void>((resolve) => release = resolve)
+      let failNext = true
+      yield* promise(() =>
+        page.route("**/answer", async (route) => {
+          await held
+          if (failNext) {
+            failNext = false
+            return route.fulfill({ status: 503, body: "" })
+          }
+          return route.continue()
+        })
+      )
+      const fiber = yield* Effect.forkChild(ask(single))
+      const yes = page.getByRole("button", { name: "yes", exact: true })
+      yield* promise(() => yes.click())
+      yield* promise(() => page.getByText("Sending…", { exact: true }).waitFor())
+      for (const name of ["yes", "no", "Skip", "Cancel"]) {
+        expect(yield* promise(() => page.getByRole("button", { name, exact: true }).isDisabled())).toBe(true)
+      }
+      release()
+      yield* promise(() => page.getByText("The server refused the answer (HTTP 503).").waitFor())
+      expect(yield* promise(() => page.getByText("Sending…", { exact: true }).count())).toBe(0)
+      expect(yield* promise(() => yes.isEnabled())).toBe(true)
+      // The focus is back on the control the person used.
+      expect(yield* focusedName(page)).toBe("yes")
+      yield* promise(() => yes.click())
+      expect(yield* Fiber.join(fiber)).toEqual(singleAnswer)
+      expect(problems).toEqual([])
+    }))
+
+  it.effect("requests already waiting when the page loads are not announced as new", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      yield* Effect.forkChild(ask(single))
+      yield* Effect.forkChild(ask(batch))
+      yield* promise(() => page.getByRole("navigation", { name: "Pending requests" }).waitFor())
+      yield* promise(() => page.reload())
+      yield* promise(() => page.getByRole("navigation", { name: "Pending requests" }).waitFor())
+      yield* promise(() => page.locator("#announcer").getByText("Question 1 of", { exact: false }).waitFor())
+      // Both announcements are 50 ms timers; a late "New request" would land within this.
+      yield* promise(() => page.waitForTimeout(300))
+      expect(yield* promise(() => page.locator("#announcer").textContent())).not.toContain("New request")
+      expect(problems).toEqual([])
+    }))
+
   it.effect("shows new requests live, without taking the focus from the one being answered", () =>
     Effect.gen(function*() {
       const { ask, page, problems } = yield* open
@@ -570,6 +674,8 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
           page.locator("#card").getByText("ask-user stopped before every question was answered. You can close this tab.").waitFor()
         )
         expect(yield* promise(() => page.locator("#card").textContent())).not.toContain("All questions were answered")
+        // Nobody can tell from the page whether the agent or a signal withdrew it: the page does not guess.
+        expect(yield* promise(() => page.locator("#card").textContent())).not.toContain("by the agent")
       }), { timeout: 60_000 })
   }
 

@@ -55,6 +55,10 @@ label.option input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
 #alert:not(:empty) { margin-top: 1rem; padding: 0.75rem; border-radius: 10px; border: 1px solid var(--danger);
   color: var(--danger); overflow-wrap: anywhere; }
 .empty { color: var(--muted); margin: 0; }
+.note { color: var(--muted); font-size: 0.9rem; margin: -0.4rem 0 0.75rem; }
+label.option:has(input[aria-disabled="true"]) { opacity: 0.55; cursor: not-allowed; }
+button:disabled { cursor: default; opacity: 0.6; }
+.sending { color: var(--muted); margin: 0.75rem 0 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 @media (max-width: 30rem) { main { padding: 0.6rem; } .actions { justify-content: stretch; } .actions button { flex: 1; } .actions .primary { flex-basis: 100%; } }

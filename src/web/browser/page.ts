@@ -414,6 +414,16 @@ const renderQuestion = () => {
     if (previous?.custom !== undefined) input.value = previous.custom
     parts.push(input)
     focusFirst = input
+    // Enter is not the only way: a person on a phone, or who does not guess it, has a button.
+    primary = h("button", { type: "button", class: "primary" }, isLast ? "Submit" : "Next")
+    const canSend = () => {
+      primary!.disabled = input.value.trim() === ""
+    }
+    input.addEventListener("input", canSend)
+    canSend()
+    primary.addEventListener("click", () => {
+      if (input.value.trim() !== "") record(question, { id: question.id, selected: [], custom: input.value })
+    })
   } else {
     const items: Array<HTMLElement> = []
     const boxes: Array<HTMLInputElement> = []
@@ -458,6 +468,7 @@ const renderQuestion = () => {
     )
     if (previous?.custom !== undefined) other.value = previous.custom
     parts.push(other)
+    if (question.multiSelect === true) parts.push(otherReplacesTicks(other, boxes))
     const submitMulti = () => {
       const text = other.value
       if (text.trim() !== "") return record(question, { id: question.id, selected: [], custom: text })
@@ -493,6 +504,42 @@ const renderQuestion = () => {
   announce(`Question ${state.index + 1} of ${total}: `, model(question.question))
 }
 
+/**
+ * SPEC: text in Other is the answer, and the ticks go unused. So the page
+ * never shows a tick it will not send: while Other holds text the boxes are
+ * cleared and refuse a tick (they keep the focus, so the arrow keys still
+ * move through them), and a note says why; emptying Other puts the ticks back.
+ * Returns the note, for the caller to place.
+ */
+const otherReplacesTicks = (other: HTMLInputElement, boxes: ReadonlyArray<HTMLInputElement>): HTMLElement => {
+  const note = h("p", { class: "note", id: "other-note" }, "Your own answer replaces the options. Clear it to tick them again.")
+  other.setAttribute("aria-describedby", "other-note")
+  let kept: ReadonlyArray<boolean> | undefined
+  const follow = () => {
+    const replacing = other.value.trim() !== ""
+    if (replacing && kept === undefined) {
+      kept = boxes.map((box) => box.checked)
+      for (const box of boxes) box.checked = false
+    } else if (!replacing && kept !== undefined) {
+      boxes.forEach((box, i) => box.checked = kept![i] ?? false)
+      kept = undefined
+    }
+    for (const box of boxes) {
+      if (replacing) box.setAttribute("aria-disabled", "true")
+      else box.removeAttribute("aria-disabled")
+    }
+    note.hidden = !replacing
+  }
+  for (const box of boxes) {
+    box.addEventListener("click", (event) => {
+      if (kept !== undefined) event.preventDefault()
+    })
+  }
+  other.addEventListener("input", follow)
+  follow()
+  return note
+}
+
 const record = (question: PageQuestion, item: AnswerItem) => {
   if (inFlight !== undefined || currentId === undefined) return
   const entry = pending.get(currentId)
@@ -524,7 +571,8 @@ const settledPhrase = (resolved: Resolved | undefined): string => {
     case "closed":
       return "withdrawn: ask-user is stopping"
     default:
-      return "withdrawn by the agent"
+      // The agent stopped waiting, or ask-user is stopping (a signal): both look the same from here.
+      return "withdrawn before it was answered"
   }
 }
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
@@ -541,15 +589,37 @@ const settledElsewhere = (id: string, message = `${capitalized(settledPhrase(set
   } else if (drop(id)) renderList()
 }
 
+/**
+ * Shows that a POST is on its way: the request's controls are disabled and say
+ * "Sending…", so a slow reply does not look like a click that did nothing.
+ * The returned function undoes it, on the controls still on screen, and puts
+ * the focus back where it was.
+ */
+const sending = (): (() => void) => {
+  const focused = document.activeElement
+  const controls = Array.from(card.querySelectorAll<HTMLButtonElement | HTMLInputElement>("button, input"))
+    .filter((control) => !control.disabled)
+  for (const control of controls) control.disabled = true
+  const status = h("p", { class: "sending", role: "status" }, "Sending…")
+  card.append(status)
+  card.setAttribute("aria-busy", "true")
+  return () => {
+    card.removeAttribute("aria-busy")
+    status.remove()
+    for (const control of controls) control.disabled = false
+    if (focused instanceof HTMLElement && focused.isConnected && document.activeElement === document.body) focused.focus()
+  }
+}
+
 /** Runs one POST for the request on screen; `settledElsewhere` waits for its reply. */
 const posting = async (id: string, run: () => Promise<void>) => {
   inFlight = id
-  card.setAttribute("aria-busy", "true")
+  const done = sending()
   try {
     await run()
   } finally {
     inFlight = undefined
-    card.removeAttribute("aria-busy")
+    done()
     // The stream said it was settled while the reply was on its way, and the reply did not settle it here.
     if (pending.has(id) && settled.has(id)) settledElsewhere(id)
   }
@@ -632,7 +702,8 @@ const learn = (entry: PendingRequest, arrival: boolean) => {
     show(entry.id)
   } else {
     renderList()
-    announce(`New request from `, model(agentName(entry)), ": ", model(entry.request.questions[0]?.question ?? ""))
+    // What a list or a reopened stream brings back was waiting already: not news.
+    if (arrival && !replaying) announce(`New request from `, model(agentName(entry)), ": ", model(entry.request.questions[0]?.question ?? ""))
   }
 }
 
@@ -779,6 +850,8 @@ const start = () => {
   void navigator.locks.request(shareName, { ifAvailable: true }, (lock) => {
     if (lock !== null) return connect()
     void sync().then(() => {
+      // A tab that follows another's stream hears no `open`: its replay ends with its own list.
+      replaying = false
       if (finished === undefined && connection.textContent === "Connecting…") connection.textContent = live
     })
     void navigator.locks.request(shareName, connect)
