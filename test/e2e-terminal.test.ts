@@ -181,6 +181,32 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     }
   })
 
+  it("Home/End, PageUp/PageDown and Shift+Tab move in a menu; Esc after an answer says it was not used", async () => {
+    const pane = open(`${askUser} ${files["request.json"]}`)
+    await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    // Each key is sent once its frame is drawn, so every wait sees the result of one key.
+    const press = async (key: string, row: string) => {
+      pane.keys(key)
+      return pane.waitFor((text) => text.includes(`❯ ${row}`), `${key} to reach ${row}`)
+    }
+    expect(await press("End", "Skip this question")).toContain("Enter skips this question")
+    await press("Home", "Postgres")
+    await press("NPage", "Skip this question")
+    await press("PPage", "Postgres")
+    // Shift+Tab goes up (from the first row, round to the last), as Tab goes down.
+    await press("BTab", "Skip this question")
+    expect(await press("BTab", "Other")).toContain("Enter lets you type your own answer")
+    await press("Tab", "Skip this question")
+    await press("Up", "Other")
+    await press("Up", "SQLite")
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("Which features?"), "the second question")
+    pane.keys("Escape")
+    const result = await pane.finished()
+    expect(result.status).toBe(3)
+    expect(pane.screen()).toMatch(/✔ \[Storage\] Which database\? › SQLite\n✖ Which features\? \(cancelled\)\nThe answer above was not used\.\n/)
+  })
+
   it("SIGTERM, SIGHUP and SIGQUIT during a prompt restore the terminal and exit 143, 129, 131", async () => {
     const signals = [["SIGTERM", 143], ["SIGHUP", 129], ["SIGQUIT", 131]] as const
     const panes = signals.map(() => open(`${askUser} ${files["request.json"]}`))

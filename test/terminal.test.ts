@@ -9,7 +9,7 @@ import { PassThrough, Writable } from "node:stream"
 import type * as tty from "node:tty"
 import { makeTerminal } from "../src/terminal/device.js"
 import { desktopNotification } from "../src/terminal/notify.js"
-import { initialState, type QuestionContext, rowsOf } from "../src/terminal/question.js"
+import { initialState, type QuestionContext, rowsOf, step } from "../src/terminal/question.js"
 import { questionFrame, rowCount } from "../src/terminal/render.js"
 import { hostile } from "./terminalCorpus.js"
 import {
@@ -24,6 +24,8 @@ import {
   ownSequences,
   space,
   right,
+  shiftTab,
+  tab,
   type TestTerminal,
   typed,
   unsafeChars,
@@ -427,6 +429,60 @@ describe("TerminalProvider, TTY mode", () => {
       })
     ))
 
+  it.effect("Home/PageUp jump to the first row of a menu, End/PageDown to the last; in Other, Home/End move the caret", () =>
+    Effect.gen(function*() {
+      const ten = Array.from({ length: 10 }, (_, i) => ({ label: `option ${i + 1}` }))
+      const two: AskUserQuestionRequest = {
+        questions: [{ id: "a", question: "First?", options: ten }, { id: "b", question: "Second?", options: ten }]
+      }
+      // The keys answer the first question; Enter takes the second's first option.
+      const first = (...keys: ReadonlyArray<Key | ReadonlyArray<Key>>) =>
+        withTerminal((terminal) =>
+          terminal.press(...keys, enter).pipe(
+            Effect.andThen(UserInteraction.ask(two)),
+            Effect.map((answer) => answer.answers[0])
+          )
+        )
+      expect(yield* first(down, down, key("home"), enter)).toEqual({ id: "a", selected: ["option 1"] })
+      expect(yield* first(down, down, key("pageup"), enter)).toEqual({ id: "a", selected: ["option 1"] })
+      // In a batch the last row is "Skip this question".
+      expect(yield* first(key("end"), enter)).toEqual({ id: "a", selected: [] })
+      expect(yield* first(key("pagedown"), enter)).toEqual({ id: "a", selected: [] })
+      // Other (the row above Skip): Home/End edit the text; PageUp leaves the field for the first row, as ↑ leaves it.
+      expect(yield* first(key("end"), up, enter, typed("bc"), key("home"), typed("a"), key("end"), typed("d"), enter))
+        .toEqual({ id: "a", selected: [], custom: "abcd" })
+      expect(yield* first(key("end"), up, enter, typed("x"), key("pageup"), enter)).toEqual({ id: "a", selected: ["option 1"] })
+    }))
+
+  it.effect("Shift+Tab moves up, as Tab moves down", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        yield* terminal.press(tab, tab, shiftTab, enter)
+        expect(yield* UserInteraction.ask(single)).toEqual({ answers: [{ id: "db", selected: ["SQLite"] }] })
+      })
+    ))
+
+  it.effect("a batch ended by Esc or Ctrl+C after an answer says under the ✔ lines that they were not used", () =>
+    Effect.gen(function*() {
+      const ended = (...keys: ReadonlyArray<Key>) =>
+        withTerminal((terminal) =>
+          terminal.press(...keys).pipe(
+            Effect.andThen(Effect.flip(UserInteraction.ask(batch))),
+            Effect.map((error) => ({ code: error.code, text: visibleText(terminal) }))
+          )
+        )
+      // The text as written, frames and all: what stays on screen is the end of it.
+      const cancelled = yield* ended(enter, esc)
+      expect(cancelled.code).toBe("ASK_CANCELLED")
+      expect(cancelled.text).toMatch(/✔ \[Storage\] Which database\? › Postgres \(Recommended\)\n[^]*✖ Which features\? \(cancelled\)\nThe answer above was not used\.\n$/)
+      const aborted = yield* ended(enter, enter, ctrl("c"))
+      expect(aborted.code).toBe("ASK_ABORTED")
+      expect(aborted.text).toMatch(/✖ Project name\? \(interrupted\)\nThe answers above were not used\.\n$/)
+      // Nothing was answered before the Esc: nothing to disown.
+      const first = yield* ended(esc)
+      expect(first.text).not.toContain("not used")
+    }))
+
   it.effect("a question taller than the terminal is cut to fit, so every frame can be erased", () =>
     withTerminal((terminal) =>
       Effect.gen(function*() {
@@ -560,6 +616,26 @@ describe("questionFrame", () => {
     expect(frame(3)).toBe("Which database?\n❯ SQLite")
     expect(frame(4)).toBe("Which database?\n❯ SQLite\n↑/↓ move · Enter chooses · Esc cancels")
     expect(frame(5)).toBe("Which database?\n  Postgres (Recommended) - Relational\n❯ SQLite\n↑/↓ move · Enter chooses · Esc cancels")
+  })
+
+  it("on the Other and Skip rows, the key hint says what Enter does there", () => {
+    const hintOf = (context: QuestionContext, state: ReturnType<typeof initialState>) =>
+      questionFrame(context, state, { colors: false }).split("\n").at(-1)
+    for (const context of [contexts[0]!, contexts[1]!]) {
+      const rows = rowsOf(context)
+      const at = (tag: string) => ({ ...initialState(context), cursor: rows.findIndex((row) => row._tag === tag) })
+      expect(hintOf(context, at("Other"))).toBe("↑/↓ move · Enter lets you type your own answer · Esc cancels")
+      // A letter typed on the Other row is refused with a hint that does not send the person to the row they are on.
+      const typedOn = step(context, at("Other"), { name: "x", ctrl: false, meta: false, shift: false, input: "x" })
+      expect(typedOn._tag === "Next" && hintOf(context, typedOn.state))
+        .toBe("press Enter first · ↑/↓ move · Enter lets you type your own answer · Esc cancels")
+    }
+    // A batch: Enter on the skip row skips, even with options ticked.
+    const multi = contexts[1]!
+    expect(hintOf(multi, { ...initialState(multi), cursor: rowsOf(multi).length - 1, toggled: [true, false, false] }))
+      .toBe("↑/↓ move · Enter skips this question · Esc cancels")
+    // On an option the hints are as before.
+    expect(hintOf(multi, initialState(multi))).toBe("↑/↓ move · Space toggles · Enter submits (nothing toggled skips) · Esc cancels")
   })
 
   it("a long typed text scrolls sideways around the caret, in one row", () => {

@@ -8,6 +8,7 @@ import { type Cause, Effect, Layer, Option, Queue, Terminal } from "effect"
 export interface Key {
   readonly name: string
   readonly ctrl?: boolean
+  readonly shift?: boolean
   readonly input?: string
 }
 
@@ -21,6 +22,9 @@ export const space = key("space", " ")
 export const esc = key("escape")
 export const left = key("left")
 export const right = key("right")
+export const tab = key("tab", "\t")
+/** Shift+Tab, as Node's key reader decodes `\x1b[Z`: the Tab key with shift held. */
+export const shiftTab: Key = { name: "tab", shift: true }
 
 export interface TestTerminal {
   readonly layer: Layer.Layer<Terminal.Terminal>
@@ -63,7 +67,7 @@ export const makeTestTerminal: Effect.Effect<TestTerminal> = Effect.gen(function
   })
   const toInput = (k: Key): Terminal.UserInput => ({
     input: Option.fromUndefinedOr(k.input),
-    key: { name: k.name, ctrl: k.ctrl === true, meta: false, shift: false }
+    key: { name: k.name, ctrl: k.ctrl === true, meta: false, shift: k.shift === true }
   })
   return {
     layer: Layer.succeed(Terminal.Terminal, terminal),

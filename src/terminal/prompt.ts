@@ -13,6 +13,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Path from "effect/Path"
@@ -30,7 +31,17 @@ import {
   type QuestionState,
   step
 } from "./question.js"
-import { bell, doneFrame, eraseRows, hideCursor, questionFrame, rowCount, showCursor, type Style } from "./render.js"
+import {
+  bell,
+  doneFrame,
+  eraseRows,
+  hideCursor,
+  notUsedFrame,
+  questionFrame,
+  rowCount,
+  showCursor,
+  type Style
+} from "./render.js"
 
 /** How the prompts look and sound. */
 export interface PromptOptions extends Style {
@@ -118,6 +129,7 @@ const questionPrompt = (
             name: input.key.name,
             ctrl: input.key.ctrl,
             meta: input.key.meta,
+            shift: input.key.shift,
             input: input.input._tag === "Some" ? input.input.value : undefined
           })
           switch (outcome._tag) {
@@ -158,10 +170,6 @@ const requestPrompt = (
   return from(0, [])
 }
 
-/** Said under the ✔ lines of a request taken down before its last question. */
-const notUsed = (answered: number): string =>
-  answered === 0 ? "" : answered === 1 ? "The answer above was not used.\n" : "The answers above were not used.\n"
-
 const cancelMessages: Record<CancelKey, string> = {
   "Esc": "The human pressed Esc and cancelled the request.",
   "Ctrl+D": "The human pressed Ctrl+D (end of input) and cancelled the request."
@@ -185,9 +193,14 @@ export const askOnTerminal = (
     const resized = yield* resizes(terminal)
     const outcome = yield* Prompt.run(requestPrompt(request, options, screen, resized)).pipe(
       Effect.provide(promptEnvironment),
-      // Taken down mid-request (another surface answered, the timeout): the ✔ lines above must not
-      // read as answers that were recorded.
-      Effect.onInterrupt(() => Effect.ignore(terminal.display(eraseRows(screen.rows) + notUsed(screen.answered) + showCursor))),
+      // Ended without its answers (Esc, Ctrl+C, taken down because another surface answered or the
+      // timeout passed, input closed): the prompt comes down, and the ✔ lines above must not read as
+      // answers that were recorded.
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit) && exit.value._tag === "Answered"
+          ? Effect.void
+          : Effect.ignore(terminal.display(eraseRows(screen.rows) + notUsedFrame(screen.answered, options) + showCursor))
+      ),
       Effect.catchTag("QuitError", () =>
         Effect.fail(new ProviderClosed({ message: "The terminal's input closed before an answer." })))
     )

@@ -50,6 +50,8 @@ export interface KeyPress {
   readonly name: string
   readonly ctrl: boolean
   readonly meta: boolean
+  /** Shift held: Shift+Tab arrives as the Tab key with it. */
+  readonly shift: boolean
   /** The characters the key typed, if any. */
   readonly input: string | undefined
 }
@@ -118,8 +120,13 @@ const stepMenu = (context: QuestionContext, state: QuestionState, key: KeyPress)
   const { question } = context
   const rows = rowsOf(context)
   const move = (delta: number) => next({ ...state, cursor: (state.cursor + delta + rows.length) % rows.length, hint: undefined })
-  if (key.name === "up" || (key.ctrl && key.name === "p")) return move(-1)
+  // A jump to where the cursor already is refused, as a caret move at the end of the text is.
+  const jump = (to: number) => to === state.cursor ? beep : next({ ...state, cursor: to, hint: undefined })
+  if (key.name === "up" || (key.ctrl && key.name === "p") || (key.name === "tab" && key.shift)) return move(-1)
   if (key.name === "down" || (key.ctrl && key.name === "n") || key.name === "tab") return move(1)
+  // In a text field Home and End move the caret (see `caretMoves`); in a menu they go to its ends.
+  if (key.name === "home" || key.name === "pageup") return jump(0)
+  if (key.name === "end" || key.name === "pagedown") return jump(rows.length - 1)
   const row = rows[state.cursor]
   if (row === undefined) return beep
   const options = question.options ?? []
@@ -127,8 +134,9 @@ const stepMenu = (context: QuestionContext, state: QuestionState, key: KeyPress)
     return next({ ...state, toggled: state.toggled.map((on, i) => i === row.index ? !on : on), hint: undefined })
   }
   if (!isEnter(key)) {
+    // Typing is refused with a hint that leads to the text field: from the Other row it is one Enter away.
     return key.name === "space" || isPrintable(key)
-      ? next({ ...state, hint: "to type your own answer, choose Other" })
+      ? next({ ...state, hint: row._tag === "Other" ? "press Enter first" : "to type your own answer, choose Other" })
       : beep
   }
   switch (row._tag) {
@@ -168,7 +176,8 @@ const stepText = (context: QuestionContext, state: QuestionState, text: string, 
     if (context.total > 1) return answered({ id: question.id, selected: [] })
     return next({ ...state, hint: "type an answer first" })
   }
-  if (withOptions && (key.name === "up" || key.name === "down")) {
+  // Keys that move between rows leave "Other" for the menu, as they do from any row.
+  if (withOptions && (key.name === "up" || key.name === "down" || key.name === "pageup" || key.name === "pagedown")) {
     return stepMenu(context, { ...state, editing: undefined, caret: 0 }, key)
   }
   const move = caretMoves[key.ctrl ? emacsMoves[key.name] ?? "" : key.name]

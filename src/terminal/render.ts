@@ -59,6 +59,10 @@ const keyHints = (context: QuestionContext, state: QuestionState): ReadonlyArray
       ? [edit, "Enter submits", "empty Enter skips", "Esc cancels"]
       : [edit, "Enter submits", "Esc cancels"]
   }
+  // Enter on the Other and Skip rows does one thing, whatever the question, and Space toggles nothing there.
+  const row = rowsOf(context)[state.cursor]?._tag
+  if (row === "Other") return ["↑/↓ move", "Enter lets you type your own answer", "Esc cancels"]
+  if (row === "Skip") return ["↑/↓ move", "Enter skips this question", "Esc cancels"]
   return context.question.multiSelect === true
     ? ["↑/↓ move", "Space toggles", "Enter submits (nothing toggled skips)", "Esc cancels"]
     : ["↑/↓ move", "Enter chooses", "Esc cancels"]
@@ -317,6 +321,16 @@ export const doneFrame = (context: QuestionContext, outcome: QuestionOutcome, st
     }
   }
 }
+
+/**
+ * Said under the ✔ lines of a request that ended before its last answer
+ * (cancelled, aborted, taken down), so they do not read as answers that were
+ * recorded; nothing when no question was answered.
+ */
+export const notUsedFrame = (answered: number, style: Style): string =>
+  answered === 0
+    ? ""
+    : `${dim(style, answered === 1 ? "The answer above was not used." : "The answers above were not used.")}\n`
 
 /** How many screen rows `frame` takes on a terminal `columns` wide. */
 export const rowCount = (frame: string, columns: number): number =>
