@@ -171,14 +171,40 @@ const malformed = (field: string, expected: string) =>
 
 const isAbsent = (value: unknown): value is undefined | null => value === undefined || value === null
 
+/** A name in the form's own scheme: `question_<n>`, `question_<n>_custom`, or a 2025-06-18 checkbox. */
+const ownFieldName = /^question_(\d+)(_custom|_option_\d+)?$/
+
+/**
+ * The first key named like one of the form's fields that this form does not
+ * have (`question_9` on a form of three questions, a checkbox no question
+ * has): the client answered some other form, and what it says cannot be
+ * trusted to be about these questions. Keys of other names are the client's
+ * own and are left alone.
+ */
+const strangerField = (request: AskUserQuestionRequest, fields: Readonly<Record<string, unknown>>): string | undefined => {
+  for (const key in fields) {
+    const match = ownFieldName.exec(key)
+    if (match === null) continue
+    const n = Number(match[1])
+    const question = request.questions[n - 1]
+    // `question_01` is not `question_1`: the client did not take the name from this form.
+    const isField = question !== undefined && match[1] === String(n) &&
+      (match[2] === undefined || (match[2] === "_custom" && hasOptions(question)))
+    if (!isField) return key
+  }
+  return undefined
+}
+
 /**
  * Reads the content of an accepted form back into an answer: non-empty
  * "Other" text overrides the choice (`selected` becomes `[]`); an absent or
  * empty field is a skip; an optionless question's text becomes `custom`.
  * The answer is then held to the answer rules (`checkAnswer`); content of the
  * wrong shape, labels that are not options, or several labels for a
- * single-select question are `InvalidAnswer`. Properties that are not part of
- * the form are ignored.
+ * single-select question are `InvalidAnswer`, and so is a property named like
+ * the form's own that this form does not have (`question_9`, a 2025-06-18
+ * checkbox left over); properties of other names are the client's and are
+ * ignored.
  *
  * @since 0.1.0
  */
@@ -190,6 +216,10 @@ export const fromElicitationContent = (
     return Result.fail(new InvalidAnswer({ message: "The form's answer is malformed: its content is not an object." }))
   }
   const fields = (content ?? {}) as Readonly<Record<string, unknown>>
+  const stranger = strangerField(request, fields)
+  if (stranger !== undefined) {
+    return Result.fail(new InvalidAnswer({ message: `The form's answer is malformed: "${stranger}" is not a field of the form.` }))
+  }
   const answers: Array<{ id: string; selected: Array<string>; custom?: string }> = []
   for (let index = 0; index < request.questions.length; index++) {
     const question = request.questions[index]!

@@ -116,8 +116,20 @@ describe("fromElicitationContent", () => {
     expect(success(fromElicitationContent(batch, null))).toEqual(skipped)
   })
 
-  it("ignores properties that are not part of the form", () => {
-    expect(success(fromElicitationContent(batch, { question_9: "x", question_3_custom: 1 })).answers).toHaveLength(3)
+  it("ignores properties the client names its own way", () => {
+    const answer = success(fromElicitationContent(batch, { question_1: "SQLite", comment: "x", _meta: { a: 1 }, question: 2 }))
+    expect(answer.answers[0]).toEqual({ id: "db", selected: ["SQLite"] })
+  })
+
+  it.each([
+    ["a question the request does not have", { question_1: "SQLite", question_9: "x" }, "question_9"],
+    ["Other on a question without options", { question_3_custom: "atlas" }, "question_3_custom"],
+    ["a question number written another way", { question_01: "SQLite" }, "question_01"],
+    ["a 2025-06-18 checkbox on this form", { question_2_option_1: true }, "question_2_option_1"]
+  ])("refuses %s: the client answered another form", (_, content, field) => {
+    const error = failure(fromElicitationContent(batch, content))
+    expect(error._tag).toBe("InvalidAnswer")
+    expect(error.message).toBe(`The form's answer is malformed: "${field}" is not a field of the form.`)
   })
 
   it.each([

@@ -610,6 +610,19 @@ describe("replies no SDK client would send (JSON-RPC written by hand)", () => {
       expect(outcomeOf(yield* Effect.promise(() => client.ask(batch))).json.answers[1]).toEqual({ id: "features", selected: ["auth"] })
     }))
 
+  it.live("2025-06-18: a ticked checkbox the form does not have is INVALID_ANSWER naming it, not a skip", () =>
+    Effect.gen(function*() {
+      let content: Record<string, unknown> = {}
+      const client = yield* rawClient("2025-06-18", (method) =>
+        method === "ping" ? { result: {} } : { result: { action: "accept", content } })
+      for (const stranger of ["question_2_option_9", "question_2_option_0", "question_1_option_1"]) {
+        content = { [stranger]: true, question_3: "atlas" }
+        const outcome = outcomeOf(yield* Effect.promise(() => client.ask(batch)))
+        expect(errorCode(outcome.json)).toEqual({ name: "UserInteractionError", code: "INVALID_ANSWER" })
+        expect(outcome.json.message).toContain(`"${stranger}" is not a field of the form`)
+      }
+    }))
+
   it.live("a reply with no known action is PROVIDER_FAILED saying so in one short line, without a validator dump", () =>
     Effect.gen(function*() {
       const client = yield* rawClient("2025-11-25", (method) =>
