@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlError } from "effect/sql"
-import { retryWhileLocked } from "../src/durable/retryWhileLocked.js"
+import { retryUnlessLocked, retryWhileLocked } from "../src/durable/retryWhileLocked.js"
 
 class Store extends Context.Service<Store, { readonly attempt: number }>()("test/Store") {}
 
@@ -62,5 +62,22 @@ describe("opening a locked durable store", () => {
       const failure = yield* Effect.flip(useStore.pipe(Effect.provide(retryWhileLocked(layer))))
       expect(failure.reason._tag).toBe(reason)
       expect(log).toEqual({ attempts, open: 0 })
+    }), 15_000)
+})
+
+describe("one step of opening a store", () => {
+  it.live.each([
+    { name: "is tried again for a lost creation race, four times in all", error: syntax, reason: "SqlSyntaxError", attempts: 4 },
+    // The whole store is retried around it: retrying here too would wait out the busy timeout 4 × 5 times.
+    { name: "is not tried again for a lock, which the whole store's retry handles", error: locked, reason: "LockTimeoutError", attempts: 1 }
+  ])("$name", ({ attempts, error, reason }) =>
+    Effect.gen(function*() {
+      let tried = 0
+      const failure = yield* Effect.flip(retryUnlessLocked(Effect.suspend(() => {
+        tried++
+        return Effect.fail(error())
+      })))
+      expect(failure.reason._tag).toBe(reason)
+      expect(tried).toBe(attempts)
     }), 15_000)
 })

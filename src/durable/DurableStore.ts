@@ -34,7 +34,7 @@ import {
   type Outcome,
   type SettledStatus
 } from "./AskWorkflow.js"
-import { retryWhileLocked } from "./retryWhileLocked.js"
+import { retryUnlessLocked, retryWhileLocked } from "./retryWhileLocked.js"
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "./storeUrl.js"
 
 /** Where an ask stands: pending, or how it was settled. @since 0.2.0 */
@@ -179,11 +179,7 @@ const migrations = Layer.effectDiscard(Effect.gen(function*() {
     settled_at BIGINT
   )`)
   yield* sql.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_pending ON ${table} (status, asked_at)`)
-}).pipe(
-  // Two processes opening a new PostgreSQL store at once can both try to create the table
-  // (IF NOT EXISTS is not atomic there); the loser's retry finds it.
-  Effect.retry({ times: 3, schedule: Schedule.spaced("200 millis") })
-))
+}).pipe(retryUnlessLocked))
 
 /**
  * The engine's timings. Defaults are a 10 s message poll and a 35 s shard

@@ -1,5 +1,6 @@
 /**
- * Opening a durable store again while another process holds its lock.
+ * Opening a durable store again while another process holds its lock, and
+ * only then.
  *
  * @internal
  */
@@ -29,3 +30,15 @@ export const retryWhileLocked = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.La
         Layer.buildWithScope(layer, attempt).pipe(Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause))))),
       { while: isStoreLocked, schedule: Schedule.exponential("200 millis"), times: 4 }
     )))
+
+/**
+ * Runs one step of opening a store (creating its table, say) again, up to
+ * three more times, when it fails for anything but a lock: two processes
+ * creating a new PostgreSQL store's table at once can both try (IF NOT
+ * EXISTS is not atomic there), and the loser's retry finds it. A lock is left
+ * to `retryWhileLocked` around the whole store: retried here too, each of its
+ * attempts would wait out the busy timeout four times, and a store locked
+ * for good would take minutes to fail instead of about one.
+ */
+export const retryUnlessLocked = <A, E, R>(step: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(step, { while: (error) => !isStoreLocked(error), schedule: Schedule.spaced("200 millis"), times: 3 })
