@@ -63,7 +63,12 @@ describe("ask-user durable commands refuse what cannot work", () => {
     fromEnv.child.stdin!.end()
     expect(await fromEnv.exited).toBe(2)
     expect(fromEnv.stdout()).toBe("")
-    expect(fromEnv.stderr()).toMatch(/^ask-user: INVALID_REQUEST: .*"sqlite:".*\n$/)
+    expect(fromEnv.stderr()).toMatch(/^ask-user: INVALID_REQUEST: .*"sqlite:".* It comes from \$ASK_USER_STORE\.\n$/)
+    // Commands that open the store at once say so too.
+    const status = start(["status", "some-id"], { env: { ASK_USER_STORE: "garbage" } })
+    status.child.stdin!.end()
+    expect(await status.exited).toBe(2)
+    expect(status.stderr()).toMatch(/^ask-user: INVALID_REQUEST: .*"garbage".* It comes from \$ASK_USER_STORE\.\n$/)
   }, 90_000)
 })
 

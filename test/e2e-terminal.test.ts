@@ -280,6 +280,9 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     pane.keys("C-c")
     const result = await pane.finished()
     expect(result).toMatchObject({ status: 130, cooked: true, cursorVisible: true })
+    // No ASK_ABORTED: that code means an ask its agent withdrew, and none was.
+    expect(pane.screen()).toContain("ask-user: Quit (Ctrl+C): every ask stays pending.")
+    expect(pane.screen()).not.toContain("ASK_ABORTED")
     expect(JSON.parse((await run(["status", "--store", store.url, "ctrl-c"])).stdout)).toEqual({ id: "ctrl-c", status: "pending" })
     await killHard(asker)
   })

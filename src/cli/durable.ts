@@ -56,14 +56,21 @@ export const storeUrl = (flag: Option.Option<string>): string =>
   })
 
 /**
- * `--store` is checked as a flag; `$ASK_USER_STORE` is checked here, before
- * anything looks at the file it names.
+ * A bad store URL's message, saying where the URL came from when it was not
+ * the command line: `--store` is checked as a flag, so a bad URL that gets
+ * this far is `$ASK_USER_STORE`'s, which the person may not know is set.
  */
+const badUrlMessage = (url: string, message: string): string =>
+  process.env.ASK_USER_STORE === url ? `${message} It comes from $ASK_USER_STORE.` : message
+
+/** `$ASK_USER_STORE` checked before anything looks at the file it names. */
 const checkedUrl = (url: string): Effect.Effect<string, InvalidRequest> => {
   const problem = storeUrlProblem(url)
   return problem === undefined
     ? Effect.succeed(url)
-    : Effect.fail(new InvalidRequest({ message: `Unsupported store URL "${shownStoreUrl(url)}": use ${problem}.` }))
+    : Effect.fail(
+      new InvalidRequest({ message: badUrlMessage(url, `Unsupported store URL "${shownStoreUrl(url)}": use ${problem}.`) })
+    )
 }
 
 /**
@@ -81,7 +88,7 @@ const openFailure = (error: SqlError.SqlError): string => {
 const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, InvalidRequest | ProviderFailed> =>
   DurableStore.layer(url, { runner }).pipe(
     Layer.catchTag("DurableStoreUrlError", (error) =>
-      Layer.effect(DurableStore, Effect.fail(new InvalidRequest({ message: error.message })))),
+      Layer.effect(DurableStore, Effect.fail(new InvalidRequest({ message: badUrlMessage(url, error.message) })))),
     Layer.catchTag("SqlError", (error) =>
       Layer.effect(
         DurableStore,
@@ -241,7 +248,10 @@ export const inbox = (config: WebFlags & { readonly store: Option.Option<string>
     )
     const quitting = Effect.andThen(
       Deferred.await(quit),
-      Effect.fail(new AskAborted({ message: "The human pressed Ctrl+C; the asks stay pending." }))
+      // Exit 130 as for any Ctrl+C, but without ASK_ABORTED's code: here no ask was withdrawn.
+      Effect.fail(
+        new WithExitCode({ error: new Error("Quit (Ctrl+C): every ask stays pending."), exitCode: ExitCode.interrupted })
+      )
     )
     // With --web, the page can answer as long as the inbox runs.
     if (config.web || process.stdin.isTTY === true) {

@@ -34,7 +34,8 @@ export const store: Flag.Flag<Option.Option<string>> = Flag.String("store").pipe
     (url) => `Expected ${storeUrlProblem(url)}`
   ),
   Flag.withDescription(
-    "The durable store: sqlite:PATH or postgres://… (default $ASK_USER_STORE, else sqlite:$XDG_STATE_HOME/ask-user/asks.db)."
+    "The durable store: sqlite:PATH or postgres://… (default $ASK_USER_STORE, else sqlite:$XDG_STATE_HOME/ask-user/asks.db, " +
+      "$XDG_STATE_HOME being ~/.local/state when unset)."
   ),
   Flag.optional
 )
