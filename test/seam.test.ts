@@ -31,9 +31,11 @@ describe("UserInteraction.ask", () => {
 
   it.effect("checks in the contract's order and never calls the provider for a bad request", () =>
     Effect.gen(function*() {
-      const aborted = AbortSignal.abort()
-      // An aborted signal comes first, even before an empty or broken request.
-      expect((yield* Effect.flip(UserInteraction.ask({ questions: [], signal: aborted }))).code).toBe("ASK_ABORTED")
+      const reason = new Error("the user closed the tab")
+      const aborted = AbortSignal.abort(reason)
+      // An aborted signal comes first, even before an empty or broken request; its reason is the cause.
+      const early = yield* Effect.flip(UserInteraction.ask({ questions: [], signal: aborted }))
+      expect([early.code, early.cause]).toEqual(["ASK_ABORTED", reason])
       expect((yield* Effect.flip(UserInteraction.ask({ questions: [] }))).code).toBe("EMPTY_QUESTIONS")
       const invalid = yield* Effect.flip(UserInteraction.ask({ questions: [{ id: "a", question: "" }] }))
       expect(invalid.code).toBe("INVALID_REQUEST")
@@ -116,10 +118,12 @@ describe("interruption and cleanup", () => {
       const exit = yield* Effect.gen(function*() {
         const fiber = yield* Effect.forkChild(UserInteraction.ask({ ...single, signal: controller.signal }))
         yield* Deferred.await(probe.asked)
-        controller.abort()
+        controller.abort("user pressed stop")
         return yield* Fiber.await(fiber)
       }).pipe(Effect.provide(UserInteraction.layerWith(probeProvider(probe, "p"))))
-      expect(Exit.isFailure(exit) && Cause.findErrorOption(exit.cause)).toMatchObject({ value: { code: "ASK_ABORTED" } })
+      expect(Exit.isFailure(exit) && Cause.findErrorOption(exit.cause)).toMatchObject({
+        value: { code: "ASK_ABORTED", cause: "user pressed stop" }
+      })
       expect(probe.finalized).toEqual(["p: prompt taken down", "p: provider closed"])
       expect(getEventListeners(controller.signal, "abort")).toHaveLength(0)
     }))

@@ -75,8 +75,10 @@ const because: { readonly [R in InterruptionReason]: Context.Context<never> } = 
   closed: Context.make(AskInterruption, "closed")
 }
 
-const abortedError = () => new AskAborted({ message: "The ask was aborted by its signal." })
-const aborted = Effect.suspend(() => Effect.fail(abortedError()))
+/** The signal's reason (the caller's own, or the platform's `AbortError`) is the cause. */
+const abortedError = (signal: AbortSignal | undefined) =>
+  new AskAborted({ message: "The ask was aborted by its signal.", cause: signal?.reason })
+const aborted = (signal: AbortSignal | undefined) => Effect.suspend(() => Effect.fail(abortedError(signal)))
 
 const providerFailed = (cause: Cause.Cause<unknown>) =>
   new ProviderFailed({ message: `The provider failed: ${Cause.pretty(cause).split("\n")[0]}`, cause: Cause.squash(cause) })
@@ -126,7 +128,7 @@ export const makeSeam = (
       // A getter or proxy that throws: the request cannot be read, as one the decoder refuses.
       return Effect.fail(new InvalidRequest({ message: `Invalid request: its signal could not be read: ${String(cause)}`, cause }))
     }
-    if (signal instanceof AbortSignal && signal.aborted) return aborted
+    if (signal instanceof AbortSignal && signal.aborted) return aborted(signal)
     if (!isWellFormed(request)) {
       const decoded = decodeRequest(request)
       if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
@@ -138,6 +140,7 @@ export const makeSeam = (
     if (!(signal instanceof AbortSignal)) return withTimeout(pending, registration)
     return Effect.acquireUseRelease(
       Effect.sync(() => {
+        pending.signal = signal
         signal.addEventListener("abort", pending, { once: true })
         // Aborted since the check above: the event has fired already, so act on it here.
         if (signal.aborted) pending.handleEvent()
@@ -147,7 +150,7 @@ export const makeSeam = (
           withTimeout(pending, registration),
           // Once the signal is aborted the ask fails AskAborted, even if a timeout fired while
           // the provider was still taking its prompt down. (Answers are refused in `settle`.)
-          (error) => signal.aborted ? abortedError() : error
+          (error) => signal.aborted ? abortedError(signal) : error
         ),
       () => Effect.sync(() => signal.removeEventListener("abort", pending))
     )
@@ -204,6 +207,8 @@ class Slot {
  */
 class PendingAsk extends AskWatch implements EventListenerObject {
   fiber: ProviderFiber | undefined
+  /** The request's signal, once the ask listens to it. */
+  signal: AbortSignal | undefined
   aborted = false
   /** The seam's timeout ended this ask. */
   timedOut = false
@@ -274,7 +279,7 @@ class PendingAsk extends AskWatch implements EventListenerObject {
     registration: Registration,
     exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>
   ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
-    if (this.aborted) return aborted
+    if (this.aborted) return aborted(this.signal)
     const name = registration.provider.name
     if (Exit.isSuccess(exit)) {
       this.surface = surfaceOf(exit.value) ?? name
@@ -308,7 +313,7 @@ class PendingAsk extends AskWatch implements EventListenerObject {
     return waitForSuccessor.pipe(
       Effect.timeoutOption(Duration.millis(slot.handoverMillis)),
       Effect.flatMap((successor) => {
-        if (this.aborted) return aborted
+        if (this.aborted) return aborted(this.signal)
         if (successor._tag === "None" || successor.value === undefined) return providerClosed
         return this.run(successor.value)
       })
