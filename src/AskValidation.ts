@@ -46,7 +46,7 @@ export const decodeRequest = (
 
 /**
  * The checks a well-formed request must still pass: `EmptyQuestions` for no
- * questions, `InvalidRequest` for a question text that is only white space,
+ * questions, `InvalidRequest` for a question text that is empty or only white space,
  * a repeated question id or a repeated option label.
  *
  * @since 0.1.0
@@ -60,7 +60,7 @@ export const checkRequest = (
     const question = request.questions[q]!
     if (question.question.trim() === "") {
       return Result.fail(new InvalidRequest({
-        message: `Invalid request: questions[${q}].question: is only white space`
+        message: `Invalid request: questions[${q}].question: ${question.question === "" ? "is empty" : "is only white space"}`
       }))
     }
     if (ids.has(question.id)) {

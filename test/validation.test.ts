@@ -44,8 +44,10 @@ describe("decodeRequest", () => {
     for (const blank of [" ", "\t\n", "\u00a0 \u3000"]) {
       const error = failure(decodeRequest({ questions: [{ id: "a", question: "A?" }, { id: "b", question: blank }] }))
       expect(error._tag).toBe("InvalidRequest")
-      expect(error.message).toContain("questions[1].question")
+      expect(error.message).toContain("questions[1].question: is only white space")
     }
+    const empty = failure(decodeRequest({ questions: [{ id: "a", question: "" }] }))
+    expect(empty.message).toContain("questions[0].question: is empty")
   })
 
   it("is EmptyQuestions for an empty batch", () => {
