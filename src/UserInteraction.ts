@@ -24,9 +24,10 @@ import type { DuplicateProvider, UserInteractionError } from "./UserInteractionE
 
 /**
  * Options of `UserInteraction.layerConfig`: `timeout` bounds the whole
- * provider phase of each ask (hand-over waits included); `handover` is how
- * long pending asks of a closed provider wait for a successor (default 0:
- * they fail `ProviderClosed` at once).
+ * provider phase of each ask (hand-over waits included; absent, zero or
+ * negative: no timeout); `handover` is how long pending asks of a closed
+ * provider wait for a successor (default 0: they fail `ProviderClosed` at
+ * once).
  *
  * @since 0.1.0
  */

@@ -143,6 +143,20 @@ describe("interruption and cleanup", () => {
       expect(probe.finalized[0]).toBe("p: prompt taken down")
     }))
 
+  it.effect("a zero or negative timeout is no timeout: the ask waits as long as its provider", () =>
+    Effect.gen(function*() {
+      for (const timeout of [0, "-5 seconds"] as const) {
+        const probe = yield* makeProbe
+        yield* Effect.gen(function*() {
+          const fiber = yield* Effect.forkChild(UserInteraction.ask(single))
+          yield* Deferred.await(probe.asked)
+          yield* TestClock.adjust("7 days")
+          expect(fiber.pollUnsafe()).toBeUndefined()
+          yield* Fiber.interrupt(fiber)
+        }).pipe(Effect.provide(UserInteraction.layerWith(probeProvider(probe, "p"), { timeout })))
+      }
+    }))
+
   it.effect("interrupting the caller interrupts the provider and runs its finalizer", () =>
     Effect.gen(function*() {
       const probe = yield* makeProbe
