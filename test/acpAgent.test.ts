@@ -179,6 +179,24 @@ describe.each([["in process", inProcessAgent], ["subprocess over stdio", subproc
           expect(session.seen()).toEqual([])
         }))
 
+      it.effect("a prompt that opens like a request but is not JSON is INVALID_REQUEST, not the demo; other JSON is the demo", () =>
+        Effect.gen(function*() {
+          const session = yield* sessionAnswering(accept({ question_1: "SQLite" }))
+          const cut = JSON.stringify(single).slice(0, -2)
+          for (const text of [cut, `\ufeff${cut}`, `\n  ${cut}`]) {
+            const turn = yield* session.prompt(text)
+            expect(turn.stopReason).toBe("end_turn")
+            const failure = reply(turn.reply) as { code: string; message: string }
+            expect(failure.code).toBe("INVALID_REQUEST")
+            expect(failure.message).toMatch(/^Invalid request: the prompt is not JSON \(/)
+          }
+          expect(session.seen()).toEqual([])
+          for (const text of ["[1, 2]", "42", "null"]) {
+            const answer = reply((yield* session.prompt(text)).reply) as { answers: ReadonlyArray<unknown> }
+            expect(answer.answers[0]).toEqual({ id: "database", selected: ["SQLite"] })
+          }
+        }))
+
       it.effect("keeps hostile text in a failure inert: JSON in the reply, no raw escapes on stderr", () =>
         Effect.gen(function*() {
           const session = yield* sessionAnswering(accept({}))

@@ -48,7 +48,7 @@ import { decodeRequestJson } from "../AskUserQuestionArgs.js"
 import { briefFailure } from "../internal/brief.js"
 import { markWellFormed } from "../internal/wellFormed.js"
 import { UserInteraction } from "../UserInteraction.js"
-import { type HarnessError, ProviderFailed, type UserInteractionError } from "../UserInteractionError.js"
+import { type HarnessError, InvalidRequest, ProviderFailed, type UserInteractionError } from "../UserInteractionError.js"
 
 /** How the agent runs. */
 export interface AcpAgentOptions {
@@ -68,18 +68,23 @@ const promptText = (prompt: ReadonlyArray<acp.ContentBlock>): string =>
 
 /**
  * The request a prompt asks: a JSON object is decoded as one (a leading
- * byte-order mark is not part of it, as in a request file); anything else is
- * the demo.
+ * byte-order mark is not part of it, as in a request file), and text that
+ * opens like one but is not JSON is a bad request, not the demo (a pasted
+ * request cut short should say so); anything else is the demo.
  */
 export const requestOfPrompt = (
   text: string,
   demoRequest: AskUserQuestionRequest
 ): Result.Result<AskUserQuestionRequest, UserInteractionError> => {
+  const body = text.startsWith("\ufeff") ? text.slice(1) : text
   let json: unknown
   try {
-    json = JSON.parse(text.startsWith("\ufeff") ? text.slice(1) : text)
-  } catch {
-    return Result.succeed(demoRequest)
+    json = JSON.parse(body)
+  } catch (cause) {
+    if (!body.trimStart().startsWith("{")) return Result.succeed(demoRequest)
+    return Result.fail(
+      new InvalidRequest({ message: `Invalid request: the prompt is not JSON (${(cause as Error).message})`, cause })
+    )
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return Result.succeed(demoRequest)
   return Result.map(decodeRequestJson(json), markWellFormed)
