@@ -637,7 +637,55 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       yield* promise(() => page.getByText("Question 1 of 2", { exact: true }).waitFor())
       expect(yield* promise(() => page.getByRole("button", { name: "SQLite", pressed: true }).count())).toBe(1)
       expect(yield* promise(() => page.getByRole("button", { name: "Postgres", pressed: false }).count())).toBe(1)
-      yield* Fiber.interrupt(fiber)
+      // The focus is on the answer given, so Enter keeps it rather than choosing the first option.
+      expect(yield* focusedName(page)).toBe("SQLite")
+      yield* promise(() => page.keyboard.press("Enter"))
+      yield* promise(() => page.getByText("Question 2 of 2", { exact: true }).waitFor())
+      yield* promise(() => page.getByRole("textbox", { name: "Project name?" }).fill("atlas"))
+      yield* promise(() => page.keyboard.press("Enter"))
+      expect(yield* Fiber.join(fiber)).toEqual({
+        answers: [{ id: "db", selected: ["SQLite"] }, { id: "name", selected: [], custom: "atlas" }]
+      })
+    }))
+
+  it.effect("a second press of the key that answered one request does not answer the next; with none left the focus is on the status", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      const yesNo = (id: string, name: string): AskUserQuestionRequest => ({
+        agent: { id, name },
+        questions: [{ id, question: `${name} asks: go on?`, options: [{ label: "yes" }, { label: "no" }] }]
+      })
+      const first = yield* Effect.forkChild(ask(yesNo("a1", "Agent 1")))
+      yield* promise(() => page.getByRole("heading", { name: "Agent 1 asks: go on?" }).waitFor())
+      const second = yield* Effect.forkChild(ask(yesNo("a2", "Agent 2")))
+      yield* promise(() => page.getByRole("navigation", { name: "Pending requests" }).getByText("Agent 2 asks: go on?").waitFor())
+      expect(yield* focusedName(page)).toBe("yes")
+      yield* promise(() => page.keyboard.press("Enter"))
+      expect(yield* Fiber.join(first)).toEqual({ answers: [{ id: "a1", selected: ["yes"] }] })
+      yield* promise(() => page.getByRole("heading", { name: "Agent 2 asks: go on?" }).waitFor())
+      expect(yield* focusedName(page)).toBe("Agent 2 asks: go on?")
+      yield* promise(() => page.keyboard.press("Enter"))
+      yield* promise(() => page.keyboard.press("Space"))
+      expect(second.pollUnsafe()).toBeUndefined()
+      expect(yield* promise(() => page.locator("[aria-pressed=true]").count())).toBe(0)
+      // Moving into the request is one deliberate key away.
+      yield* promise(() => page.keyboard.press("Tab"))
+      expect(yield* focusedName(page)).toBe("yes")
+      yield* promise(() => page.keyboard.press("ArrowDown"))
+      yield* promise(() => page.keyboard.press("Enter"))
+      expect(yield* Fiber.join(second)).toEqual({ answers: [{ id: "a2", selected: ["no"] }] })
+      yield* promise(() => page.getByText("No questions are waiting").waitFor())
+      expect(yield* promise(() => page.evaluate(() => document.activeElement?.textContent ?? null)))
+        .toContain("No questions are waiting")
+
+      // Esc cancels; the focus again lands on the status, not on the page's top.
+      const third = yield* Effect.forkChild(ask(yesNo("a3", "Agent 3")))
+      yield* promise(() => page.getByRole("heading", { name: "Agent 3 asks: go on?" }).waitFor())
+      yield* promise(() => page.keyboard.press("Escape"))
+      expect(Exit.findErrorOption(yield* Fiber.await(third))).toMatchObject({ value: { code: "ASK_CANCELLED" } })
+      yield* promise(() => page.getByText("No questions are waiting").waitFor())
+      expect(yield* promise(() => page.evaluate(() => document.activeElement?.tagName))).toBe("P")
+      expect(problems).toEqual([])
     }))
 
   /** `ask-user --web ...args` asking the one-question request, and a fresh page (not opened yet); both end with the test. */

@@ -28,8 +28,8 @@ h2 { font-size: 1.2rem; margin: 0.25rem 0 0.75rem; overflow-wrap: anywhere; }
 #card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1rem; }
 #card[aria-busy="true"] { opacity: 0.6; }
 .asker, .progress { margin: 0; color: var(--muted); font-size: 0.9rem; }
-.chip { display: inline-block; margin: 0.5rem 0 0; padding: 0.1rem 0.6rem; border-radius: 999px;
-  border: 1px solid var(--line); font-size: 0.8rem; overflow-wrap: anywhere; }
+.chip { display: inline-block; max-width: 100%; box-sizing: border-box; margin: 0.5rem 0 0; padding: 0.1rem 0.6rem;
+  border-radius: 0.75rem; border: 1px solid var(--line); font-size: 0.8rem; overflow-wrap: anywhere; }
 .options { display: grid; gap: 0.5rem; margin-bottom: 0.75rem; }
 button, .option { font: inherit; color: inherit; background: var(--card); border: 1px solid var(--line);
   border-radius: 10px; padding: 0.65rem 0.9rem; min-height: 44px; cursor: pointer; }
@@ -58,6 +58,7 @@ label.option input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
 .note { color: var(--muted); font-size: 0.9rem; margin: -0.4rem 0 0.75rem; }
 label.option:has(input[aria-disabled="true"]) { opacity: 0.55; cursor: not-allowed; }
 button:disabled { cursor: default; opacity: 0.6; }
+.notify { margin-bottom: 0.75rem; }
 .sending { color: var(--muted); margin: 0.75rem 0 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }

@@ -377,12 +377,24 @@ const showNotice = (message: string) => {
   if (hadFocus) heading.focus()
 }
 
-const renderQuestion = () => {
+/**
+ * Where the focus goes on a question as it is shown: its first control; its
+ * heading, for another request than the one the person just answered (a
+ * second press of the key that answered one must not answer the next); or,
+ * after "Back", the answer given (a press of Enter keeps it).
+ */
+type Landing = "first" | "heading" | "answer"
+
+const renderQuestion = (landing: Landing = "first") => {
   alertBox.textContent = ""
   notice = undefined
   const entry = currentId === undefined ? undefined : pending.get(currentId)
   if (entry === undefined) {
-    card.replaceChildren(h("p", { class: "empty" }, finished === undefined ? emptyText : finishedText(finished)))
+    // Focusable from script only: focus lost with the controls it replaces lands here, not on <body>.
+    const text = finished === undefined ? emptyText : finishedText(finished)
+    const status = h("p", { class: "empty", id: "question-text", tabindex: "-1" }, text)
+    card.replaceChildren(status)
+    if (document.activeElement === null || document.activeElement === document.body) status.focus()
     return
   }
   const state = progressOf(entry.id)
@@ -405,6 +417,7 @@ const renderQuestion = () => {
   parts.push(modelIn("h2", { id: "question-text", tabindex: "-1" }, question.question))
 
   let focusFirst: HTMLElement | undefined
+  let focusAnswer: HTMLElement | undefined
   let primary: HTMLButtonElement | undefined
   if (options.length === 0) {
     const input = textBox(
@@ -457,6 +470,7 @@ const renderQuestion = () => {
           ...describedBy
         }, ...body)
         button.addEventListener("click", () => record(question, { id: question.id, selected: [option.label] }))
+        if (pressed === "true") focusAnswer = button
         items.push(button)
         group.append(button)
       }
@@ -466,7 +480,10 @@ const renderQuestion = () => {
       { "aria-label": "Other", placeholder: "Other…", enterkeyhint: isLast ? "done" : "next", class: "text other" },
       (text) => record(question, { id: question.id, selected: [], custom: text })
     )
-    if (previous?.custom !== undefined) other.value = previous.custom
+    if (previous?.custom !== undefined) {
+      other.value = previous.custom
+      focusAnswer = other
+    }
     parts.push(other)
     if (question.multiSelect === true) parts.push(otherReplacesTicks(other, boxes))
     const submitMulti = () => {
@@ -480,6 +497,7 @@ const renderQuestion = () => {
       primary.addEventListener("click", submitMulti)
     }
     focusFirst = items[0]
+    focusAnswer ??= boxes.find((box) => box.checked)
   }
 
   const actions = h("div", { class: "row actions" })
@@ -488,7 +506,7 @@ const renderQuestion = () => {
     const back = h("button", { type: "button" }, "Back")
     back.addEventListener("click", () => {
       state.index--
-      renderQuestion()
+      renderQuestion("answer")
     })
     actions.append(back)
   }
@@ -500,7 +518,8 @@ const renderQuestion = () => {
   parts.push(actions)
 
   card.replaceChildren(...parts)
-  focusFirst?.focus()
+  if (landing === "heading") document.getElementById("question-text")?.focus()
+  else ((landing === "answer" ? focusAnswer : undefined) ?? focusFirst)?.focus()
   announce(`Question ${state.index + 1} of ${total}: `, model(question.question))
 }
 
@@ -600,6 +619,8 @@ const sending = (): (() => void) => {
   const controls = Array.from(card.querySelectorAll<HTMLButtonElement | HTMLInputElement>("button, input"))
     .filter((control) => !control.disabled)
   for (const control of controls) control.disabled = true
+  // An alert from an earlier send is about that one; this send gets its own outcome.
+  alertBox.textContent = ""
   const status = h("p", { class: "sending", role: "status" }, "Sending…")
   card.append(status)
   card.setAttribute("aria-busy", "true")
@@ -670,10 +691,10 @@ const cancelCurrent = async () => {
   })
 }
 
-const show = (id: string | undefined) => {
+const show = (id: string | undefined, landing?: Landing) => {
   currentId = id
   renderList()
-  renderQuestion()
+  renderQuestion(landing)
 }
 
 /** Removes a request from what the page keeps; false when it was not there. */
@@ -687,7 +708,7 @@ const drop = (id: string): boolean => {
 /** A request this tab answered or cancelled: move on to the next one. */
 const forget = (id: string) => {
   if (!drop(id)) return
-  if (id === currentId) show(pending.keys().next().value)
+  if (id === currentId) show(pending.keys().next().value, "heading")
   else renderList()
 }
 
