@@ -226,6 +226,24 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       expect(problems).toEqual([])
     }))
 
+  it.effect("on a single-select, Other text gets a button that sends it, shown only while there is text", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* open
+      const fiber = yield* Effect.forkChild(ask({
+        questions: [{ id: "db", question: "Which database?", options: [{ label: "Postgres" }, { label: "SQLite" }] }]
+      }))
+      const submit = page.getByRole("button", { name: "Submit", exact: true })
+      yield* promise(() => page.getByRole("heading", { name: "Which database?" }).waitFor())
+      expect(yield* promise(() => submit.isVisible())).toBe(false)
+      const other = page.getByRole("textbox", { name: "Other" })
+      yield* promise(() => other.fill("   "))
+      expect(yield* promise(() => submit.isVisible())).toBe(false)
+      yield* promise(() => other.fill("CockroachDB"))
+      yield* promise(() => submit.click())
+      expect(yield* Fiber.join(fiber)).toEqual({ answers: [{ id: "db", selected: [], custom: "CockroachDB" }] })
+      expect(problems).toEqual([])
+    }))
+
   it.effect("while an answer is on its way, the controls are disabled and say so; a failed send gives them back", () =>
     Effect.gen(function*() {
       const { ask, page, problems } = yield* open

@@ -495,6 +495,18 @@ const renderQuestion = (landing: Landing = "first") => {
     if (question.multiSelect === true) {
       primary = h("button", { type: "button", class: "primary" }, isLast ? "Submit" : "Next")
       primary.addEventListener("click", submitMulti)
+    } else {
+      // Choosing an option sends it; Other text needs a button too, for a person who does not press Enter.
+      const send = h("button", { type: "button", class: "primary" }, isLast ? "Submit" : "Next")
+      const follow = () => {
+        send.hidden = other.value.trim() === ""
+      }
+      other.addEventListener("input", follow)
+      follow()
+      send.addEventListener("click", () => {
+        if (other.value.trim() !== "") record(question, { id: question.id, selected: [], custom: other.value })
+      })
+      primary = send
     }
     focusFirst = items[0]
     focusAnswer ??= boxes.find((box) => box.checked)
