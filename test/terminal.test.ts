@@ -193,6 +193,26 @@ describe("TerminalProvider, TTY mode", () => {
       expect(byEsc.message).toMatch(/Esc/)
       expect(byCtrlD.message).toMatch(/Ctrl\+D \(end of input\)/)
       expect(byCtrlD.message).not.toMatch(/Esc/)
+      // In an empty text field Ctrl+D is end of input too.
+      expect((yield* cancel({ questions: [batch.questions[2]!] }, ctrl("d"))).code).toBe("ASK_CANCELLED")
+    }))
+
+  it.effect("in typed text, Ctrl+D deletes forward, Ctrl+K to the end and Ctrl+W the word before the caret, as in a shell", () =>
+    Effect.gen(function*() {
+      const typedAnswer = (...keys: ReadonlyArray<Key | ReadonlyArray<Key>>) =>
+        withTerminal((terminal) =>
+          terminal.press(...keys, enter).pipe(
+            Effect.andThen(UserInteraction.ask({ questions: [batch.questions[2]!] })),
+            Effect.map((answer) => answer.answers[0]?.custom)
+          )
+        )
+      expect(yield* typedAnswer(typed("abcd"), key("home"), ctrl("d"), ctrl("d"))).toBe("cd")
+      // At the end of the text Ctrl+D deletes nothing, and does not cancel.
+      expect(yield* typedAnswer(typed("abc"), ctrl("d"))).toBe("abc")
+      expect(yield* typedAnswer(typed("keep this drop"), key("left"), key("left"), key("left"), key("left"), ctrl("k")))
+        .toBe("keep this ")
+      expect(yield* typedAnswer(typed("one two  three"), ctrl("w"))).toBe("one two  ")
+      expect(yield* typedAnswer(typed("one two  "), ctrl("w"))).toBe("one ")
     }))
 
   it.effect("Ctrl+C aborts the request (ASK_ABORTED)", () =>

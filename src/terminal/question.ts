@@ -112,7 +112,10 @@ export const step = (context: QuestionContext, state: QuestionState, key: KeyPre
   // Ctrl+C in raw mode sends no SIGINT: it is the human's interrupt. Esc (and Ctrl+D) dismiss the request.
   if (key.ctrl && key.name === "c") return { _tag: "Done", outcome: { _tag: "Aborted" } }
   if (key.name === "escape") return { _tag: "Done", outcome: { _tag: "Cancelled", key: "Esc" } }
-  if (key.ctrl && key.name === "d") return { _tag: "Done", outcome: { _tag: "Cancelled", key: "Ctrl+D" } }
+  // As in a shell's line editor, Ctrl+D ends input only on an empty line; in typed text it deletes forward.
+  if (key.ctrl && key.name === "d" && (state.editing ?? "") === "") {
+    return { _tag: "Done", outcome: { _tag: "Cancelled", key: "Ctrl+D" } }
+  }
   return state.editing === undefined ? stepMenu(context, state, key) : stepText(context, state, state.editing, key)
 }
 
@@ -188,10 +191,18 @@ const stepText = (context: QuestionContext, state: QuestionState, text: string, 
   if (key.name === "backspace") {
     return caret === 0 ? beep : edit([...chars.slice(0, caret - 1), ...chars.slice(caret)], caret - 1)
   }
-  if (key.name === "delete") {
+  if (key.name === "delete" || (key.ctrl && key.name === "d")) {
     return caret === chars.length ? beep : edit([...chars.slice(0, caret), ...chars.slice(caret + 1)], caret)
   }
   if (key.ctrl && key.name === "u") return edit([], 0)
+  if (key.ctrl && key.name === "k") return caret === chars.length ? beep : edit(chars.slice(0, caret), caret)
+  if (key.ctrl && key.name === "w") {
+    // The word before the caret and the white space after it, as a shell's Ctrl+W.
+    let from = caret
+    while (from > 0 && /\s/.test(chars[from - 1]!)) from--
+    while (from > 0 && !/\s/.test(chars[from - 1]!)) from--
+    return from === caret ? beep : edit([...chars.slice(0, from), ...chars.slice(caret)], from)
+  }
   if (isPrintable(key)) {
     const typed = Array.from(key.input)
     return edit([...chars.slice(0, caret), ...typed, ...chars.slice(caret)], caret + typed.length)
