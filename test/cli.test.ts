@@ -107,10 +107,12 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(result.stderr).toContain("PROVIDER_CLOSED")
   })
 
-  it("a request on stdin with no terminal to ask on exits 1 (PROVIDER_CLOSED)", async () => {
+  it("a request on stdin with no terminal to ask on exits 1 (PROVIDER_CLOSED), without showing a question it cannot ask", async () => {
     const result = await runWith([], JSON.stringify(request))
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("PROVIDER_CLOSED")
+    expect(result.stderr).toContain("There is no terminal to ask on")
+    expect(result.stderr).not.toContain(request.questions[0]!.question)
   })
 
   it("an invalid request exits 2 naming the path, and asks nothing", async () => {

@@ -78,7 +78,8 @@ export interface TerminalProviderLayerOptions extends TerminalProviderOptions {
    * `"stdin"` (default): read from standard input, as menus when it is a TTY,
    * else as lines. `"tty"`: read keys from the controlling terminal
    * (`/dev/tty`), for programs whose stdin carries data; falls back to stdin
-   * when there is no controlling terminal.
+   * when there is no controlling terminal, and fails each ask `ProviderClosed`
+   * at once when that stdin has ended too.
    */
   readonly input?: "stdin" | "tty" | undefined
 }
@@ -218,12 +219,28 @@ export const layer = (options: TerminalProviderLayerOptions = {}): Layer.Layer<U
     if (options.input === "tty") {
       const device = yield* openControllingTerminal
       if (Option.isSome(device)) return ttyLayer(options, device.value.input, device.value.output)
+      // Stdin carried the program's data to its end: printing a question there would wait on nothing.
+      if (process.stdin.readableEnded) return noTerminal
     }
     const stdin = process.stdin
     if (!stdin.isTTY) return layerLines({ input: stdin, output: process.stderr })
     const output = Option.getOrElse(yield* openTerminalOutput, (): TerminalOutput => process.stderr)
     return ttyLayer(options, stdin, output)
   }))
+
+/** Fails every ask at once: there is no controlling terminal, and stdin has ended. */
+const noTerminal = Layer.succeed(
+  UserInteractionProvider,
+  UserInteractionProvider.of({
+    name: "terminal",
+    ask: () =>
+      Effect.fail(
+        new ProviderClosed({
+          message: "There is no terminal to ask on: no controlling terminal (/dev/tty), and standard input has ended."
+        })
+      )
+  })
+)
 
 const ttyLayer = (
   options: TerminalProviderOptions,
