@@ -618,13 +618,41 @@ describe("questionFrame", () => {
     expect(rowCount(frame, c.columns)).toBe(screenRows)
     expect(frame).toContain("❯")
     if (editing) expect(frame).toMatch(/█|\x1b\[7m/)
-    // From three rows on, the question's start is shown too (as much of it as one row holds).
+    // From three rows on, the question's start is shown too (its first word, as much of it as one row holds).
     let first = ""
-    for (const char of context.question.question.split("\n")[0]!) {
+    for (const char of context.question.question.split("\n")[0]!.split(" ")[0]!) {
       if (stringWidth(first + char) > c.columns - 1) break
       first += char
     }
     if (c.rows >= 3) expect(frame).toContain(first)
+  })
+
+  const wrapCase = Schema.Struct({
+    words: Schema.Array(Schema.String.check(Schema.isPattern(/^[a-z漢😀]{1,30}$/))).check(Schema.isMinLength(1)),
+    columns: int(10, 60)
+  })
+  it.prop("wraps the question at spaces: every row fits, no word is split that fits a row, and no text is lost", [Arbitrary.schema(wrapCase)], ([c]) => {
+    const question = c.words.join(" ")
+    const context: QuestionContext = { question: { id: "q", question, options: [{ label: "a" }, { label: "b" }] }, index: 0, total: 1, agentName: undefined }
+    const lines = questionFrame(context, initialState(context), { colors: false }, { columns: c.columns, rows: 500 }).split("\n")
+    const rows = lines.slice(0, lines.indexOf("❯ a"))
+    for (const row of rows) expect(stringWidth(row)).toBeLessThanOrEqual(c.columns)
+    expect(rows.join("").replaceAll(" ", "")).toBe(question.replaceAll(" ", ""))
+    // A word that fits a row starts a row or follows a space on its row: it is never cut in two.
+    for (const word of c.words.filter((word) => stringWidth(word) <= c.columns)) {
+      expect(rows.some((row) => row.split(" ").includes(word))).toBe(true)
+    }
+  })
+
+  it("breaks a question at the last space that fits, not inside a word", () => {
+    const context: QuestionContext = {
+      question: { id: "q", question: "Which database should the new service use in production?", options: [{ label: "a" }, { label: "b" }] },
+      index: 0,
+      total: 1,
+      agentName: undefined
+    }
+    const frame = questionFrame(context, initialState(context), { colors: false }, { columns: 20, rows: 20 })
+    expect(frame.split("\n").slice(0, 3)).toEqual(["Which database", "should the new", "service use in"])
   })
 
   it("in a pane of 5 rows or fewer, the question and the row under the cursor come first, then the hint", () => {

@@ -141,21 +141,48 @@ const clipRow = (line: string, columns: number): string => {
   return out
 }
 
-/** `line` (plain text) broken into rows at most `columns` wide (a wide character never split across two). */
+/**
+ * `line` (plain text) broken into rows at most `columns` wide: at the last
+ * space that fits (the space itself is dropped), else inside a word too long
+ * for a row; a wide character is never split across two.
+ */
 const wrapRows = (line: string, columns: number): ReadonlyArray<string> => {
   if (columns <= 0 || widthOf(line) <= columns) return [line]
   const rows: Array<string> = []
   let row = ""
   let width = 0
+  // Where the row may break: just after its last space (0: nowhere).
+  let breakAt = 0
   for (const char of line) {
     const charWidth = widthOf(char)
     if (width + charWidth > columns && row !== "") {
-      rows.push(row)
-      row = ""
-      width = 0
+      if (char === " ") {
+        rows.push(row)
+        row = ""
+        width = 0
+        breakAt = 0
+        continue
+      }
+      const head = row.slice(0, Math.max(0, breakAt - 1))
+      if (head.trim() === "") {
+        rows.push(row)
+        row = ""
+      } else {
+        rows.push(head)
+        row = row.slice(breakAt)
+      }
+      width = widthOf(row)
+      breakAt = 0
+      // The word moved down still leaves no room for this character: break inside it.
+      if (width + charWidth > columns && row !== "") {
+        rows.push(row)
+        row = ""
+        width = 0
+      }
     }
     row += char
     width += charWidth
+    if (char === " ") breakAt = row.length
   }
   rows.push(row)
   return rows
