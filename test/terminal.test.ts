@@ -644,6 +644,26 @@ describe("questionFrame", () => {
     }
   })
 
+  it("shows the whole label and description of the option under the cursor when its row cuts them, if they fit the pane", () => {
+    const description = "A rather long description that explains what choosing this option will do to the deployment"
+    const context: QuestionContext = {
+      question: { id: "q", question: "Pick one", options: [{ label: "Alpha", description }, { label: "Beta" }] },
+      index: 0,
+      total: 1,
+      agentName: undefined
+    }
+    const frame = (cursor: number, rows: number) =>
+      questionFrame(context, { ...initialState(context), cursor }, { colors: false }, { columns: 40, rows }).split("\n")
+    const roomy = frame(0, 15)
+    expect(roomy[1]).toMatch(/^❯ Alpha - A rather long .*…$/)
+    const detail = roomy.filter((line) => line.startsWith("    "))
+    expect(detail.map((line) => line.trim()).join(" ")).toBe(`Alpha - ${description}`)
+    for (const line of roomy) expect(stringWidth(line)).toBeLessThanOrEqual(40)
+    // Under another option, or in a pane without room for all of it, there is none.
+    expect(frame(1, 15).some((line) => line.startsWith("    "))).toBe(false)
+    expect(frame(0, 6).some((line) => line.startsWith("    "))).toBe(false)
+  })
+
   it("breaks a question at the last space that fits, not inside a word", () => {
     const context: QuestionContext = {
       question: { id: "q", question: "Which database should the new service use in production?", options: [{ label: "a" }, { label: "b" }] },

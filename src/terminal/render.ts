@@ -194,6 +194,7 @@ interface Allotment {
   readonly text: number
   readonly menu: number
   readonly hint: number
+  readonly detail: number
 }
 
 /**
@@ -202,11 +203,19 @@ interface Allotment {
  * Rows go out in this order while any are left: the menu row under the
  * cursor, the question's first row, the key hint, a few more menu rows, the
  * tag line; then the whole menu if it fits (else room for its "more"
- * markers), the rest of the question, the rest of the menu.
+ * markers), the rest of the question, the rest of the menu; last, the
+ * whole text of the option under the cursor, if all of it fits.
  */
 const allot = (
   budget: number,
-  need: { readonly input: number; readonly head: number; readonly text: number; readonly menu: number; readonly hint: number }
+  need: {
+    readonly input: number
+    readonly head: number
+    readonly text: number
+    readonly menu: number
+    readonly hint: number
+    readonly detail: number
+  }
 ): Allotment => {
   let left = budget - need.input
   const take = (rows: number) => {
@@ -222,7 +231,8 @@ const allot = (
   menu += take(need.menu - menu <= left ? need.menu - menu : 2)
   text += take(need.text - text)
   menu += take(need.menu - menu)
-  return { head, text, menu, hint }
+  const detail = need.detail <= left ? take(need.detail) : 0
+  return { head, text, menu, hint, detail }
 }
 
 /** The question's rows in `room` rows: cut with a "more lines" marker, or to its first row with "…". */
@@ -306,6 +316,7 @@ export const questionFrame = (
   const input = options.length === 0
     ? [`${accent(style, "❯")} ${textField(state.editing ?? "", state.caret, Math.max(1, width - 2))}`]
     : []
+  const detail = detailRows(context, state, columns).map((row) => dim(style, row))
   const hint = clipRow(dim(style, hintLine([...(state.hint === undefined ? [] : [state.hint]), ...keyHints(context, state)])), columns)
   const { question, tags } = titleParts(context, style)
   const head = tags === undefined ? [] : [clipRow(tags, columns)]
@@ -315,15 +326,37 @@ export const questionFrame = (
     head: head.length,
     text: text.length,
     menu: menu.length,
-    hint: 1
+    hint: 1,
+    detail: detail.length
   })
   return [
     ...head.slice(0, room.head),
     ...questionRows(text, room.text, style, columns),
     ...menuWindow(menu, state.cursor, room.menu, style, columns),
+    ...detail.slice(0, room.detail),
     ...input,
     ...(room.hint > 0 ? [hint] : [])
   ].join("\n")
+}
+
+/**
+ * The whole label and description of the option under the cursor, wrapped
+ * and indented under the menu, when its row had to cut them: model text the
+ * person chooses by should be readable in full. None when the row fits.
+ */
+const detailRows = (context: QuestionContext, state: QuestionState, columns: number): ReadonlyArray<string> => {
+  const row = state.editing === undefined ? rowsOf(context)[state.cursor] : undefined
+  const option = row?._tag === "Option" ? context.question.options?.[row.index] : undefined
+  if (option === undefined || columns <= 0) return []
+  const description = option.description !== undefined && option.description.trim() !== ""
+    ? ` - ${sanitizeLine(option.description)}`
+    : ""
+  const full = `${sanitizeLine(option.label)}${description}`
+  const box = context.question.multiSelect === true ? "[ ] " : ""
+  if (widthOf(`❯ ${box}${full}`) <= columns) return []
+  const indent = "    "
+  if (columns <= indent.length + 10) return []
+  return wrapRows(full, columns - indent.length).map((line) => `${indent}${line}`)
 }
 
 /** The line left on screen once a question is done. */
