@@ -146,6 +146,12 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(bad.stderr).toContain("db")
   })
 
+  it("FILE \"-\" reads the request from stdin", async () => {
+    const result = await runWith(["--answers", files["answers.json"]!, "-"], JSON.stringify(request))
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0]).toEqual({ id: "db", selected: ["SQLite"] })
+  })
+
   it("--answers: a key or id that is not a question of the request breaks the answer rules, in either form", async () => {
     for (const file of ["answers-extra.json", "answers-json-extra.json"]) {
       const result = await runWith([files["request.json"]!, "--answers", files[file]!])

@@ -85,6 +85,8 @@ export const askAndPrint = (
  */
 export const run = (config: AskConfig): Effect.Effect<void, UserInteractionError | CannotWrite | WithExitCode> =>
   Effect.gen(function*() {
+    // "-" is stdin, as for most programs that read a file (a file of that name is ./-).
+    if (Option.getOrUndefined(config.file) === "-") config = { ...config, file: Option.none() }
     if (Option.isNone(config.file) && process.stdin.isTTY) {
       process.stderr.write("ask-user: reading the request JSON from stdin (end with Ctrl+D; see --help)\n")
     }

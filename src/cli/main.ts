@@ -34,7 +34,7 @@ import { presenter } from "./usage.js"
 
 const askUser = Command.make("ask-user", {
   file: Argument.String("file").pipe(
-    Argument.withDescription("The request as JSON ({ \"questions\": [...] }); read from stdin when omitted."),
+    Argument.withDescription("The request as JSON ({ \"questions\": [...] }); read from stdin when omitted or \"-\"."),
     Argument.optional
   ),
   timeout: Options.timeout,
