@@ -261,7 +261,7 @@ describe("TerminalProvider, TTY mode", () => {
       expect(error.message).not.toMatch(/QuitError|\n/)
     }))
 
-  it.live("a multi-line paste into Other is one answer: its line breaks become spaces, its control keys are dropped", () =>
+  it.live("a multi-line paste into Other is one answer: its line breaks become spaces, its control keys are dropped; in a menu it ticks nothing", () =>
     Effect.gen(function*() {
       // Stand-ins for the tty streams of /dev/tty: raw mode is a no-op.
       const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input })
@@ -280,8 +280,15 @@ describe("TerminalProvider, TTY mode", () => {
       while (!drawn.includes("third█")) yield* Effect.sleep("10 millis")
       input.write("\r")
       while (!drawn.includes("Question 2 of 3")) yield* Effect.sleep("10 millis")
-      yield* Fiber.interrupt(asked)
       expect(drawn).toContain("Other: first line  second third█")
+      // In a menu a paste is text too: its spaces tick nothing, its line breaks choose nothing.
+      input.write("\x1b[200~a b\r\nc \x1b[201~")
+      while (!drawn.includes("to type your own answer, choose Other")) yield* Effect.sleep("10 millis")
+      input.write("\r")
+      // Enter with nothing ticked skips the multiple choice: the paste ticked nothing.
+      while (!drawn.includes("Question 3 of 3")) yield* Effect.sleep("10 millis")
+      expect(drawn).not.toContain("[x]")
+      yield* Fiber.interrupt(asked)
       // Its keys read, the terminal is left without bracketed paste.
       expect(drawn.lastIndexOf("\x1b[?2004l")).toBeGreaterThan(drawn.lastIndexOf("\x1b[?2004h"))
     }))

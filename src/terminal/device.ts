@@ -98,7 +98,8 @@ export const makeTerminal = ({ input, output }: TerminalStreams): Terminal.Termi
         pastedBreak = false
         // Pasted control characters (Esc, Ctrl+C as bytes) must not cancel or abort anything.
         if (key?.ctrl === true || key?.meta === true || key?.name === "escape" || typed === undefined) return
-        offer(typed, key)
+        // Pasted text is text, never a key: a pasted space must not tick the option under the cursor.
+        offer(typed, undefined)
       }
       let ending: ReturnType<typeof setTimeout> | undefined
       const onEnd = () => {
