@@ -671,6 +671,20 @@ describe("questionFrame", () => {
     expect(frame(0, 6).some((line) => line.startsWith("    "))).toBe(false)
   })
 
+  it("a long menu shows one marker at either end, and both in between, never a blank row", () => {
+    const context: QuestionContext = {
+      question: { id: "q", question: "Pick", options: Array.from({ length: 10 }, (_, i) => ({ label: `option ${i + 1}` })) },
+      index: 0,
+      total: 1,
+      agentName: undefined
+    }
+    const menu = (cursor: number) =>
+      questionFrame(context, { ...initialState(context), cursor }, { colors: false }, { columns: 40, rows: 8 }).split("\n").slice(1, -1)
+    expect(menu(0)).toEqual(["❯ option 1", "  option 2", "  option 3", "  option 4", "  ↓ 7 more"])
+    expect(menu(5)).toEqual(["  ↑ 4 more", "  option 5", "❯ option 6", "  option 7", "  ↓ 4 more"])
+    expect(menu(10)).toEqual(["  ↑ 7 more", "  option 8", "  option 9", "  option 10", "❯ Other (type your own answer)"])
+  })
+
   it("breaks a question at the last space that fits, not inside a word", () => {
     const context: QuestionContext = {
       question: { id: "q", question: "Which database should the new service use in production?", options: [{ label: "a" }, { label: "b" }] },

@@ -255,11 +255,15 @@ const menuWindow = (
   const markers = room >= 3
   const window = Math.max(1, markers ? room - 2 : room)
   const start = Math.min(Math.max(0, cursor - Math.floor(window / 2)), rows.length - window)
-  const shown = rows.slice(start, start + window)
-  if (!markers) return shown
-  const above = start > 0 ? `  ↑ ${start} more` : ""
-  const below = start + window < rows.length ? `  ↓ ${rows.length - start - window} more` : ""
-  return [dim(style, clipRow(above, columns)), ...shown, dim(style, clipRow(below, columns))]
+  if (!markers) return rows.slice(start, start + window)
+  const marker = (text: string) => dim(style, clipRow(text, columns))
+  // At either end one marker is enough, and its row shows one more option instead of a blank.
+  if (start === 0) return [...rows.slice(0, room - 1), marker(`  ↓ ${rows.length - room + 1} more`)]
+  if (start + window >= rows.length) {
+    const from = rows.length - room + 1
+    return [marker(`  ↑ ${from} more`), ...rows.slice(from)]
+  }
+  return [marker(`  ↑ ${start} more`), ...rows.slice(start, start + window), marker(`  ↓ ${rows.length - start - window} more`)]
 }
 
 /**
