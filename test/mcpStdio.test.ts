@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { Effect, Exit, Scope } from "effect"
 import { type AskUserQuestionRequest, toElicitationContent } from "effect-user-interaction"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { toContent20250618 } from "../src/mcp/form20250618.js"
 import { askUserBin, type Era, eras, type Form, type Human, overStdio, type Reply, waitFor } from "./support/mcpClient.js"
@@ -351,7 +351,7 @@ describe("ask-user mcp when its client is killed mid-question", () => {
       expect(tookMs).toBeLessThan(1000)
     }))
 
-  it.live("a client that closes only the server's stdout, a form open and stdin still open: the server exits 0 at its next write", () =>
+  it.live("a client that closes only the server's stdout, a form open and stdin still open: the server exits 0 at its next writes, without a warning", () =>
     Effect.gen(function*() {
       const server = spawn(process.execPath, [askUserBin, "mcp"], { stdio: ["pipe", "pipe", "pipe"] })
       yield* Effect.addFinalizer(() => Effect.sync(() => server.kill("SIGKILL")))
@@ -368,11 +368,30 @@ describe("ask-user mcp when its client is killed mid-question", () => {
       send({ id: 2, method: "tools/call", params: { name: "ask_user_question", arguments: single } })
       yield* waitFor(() => out.includes("elicitation/create"), "20 seconds")
       server.stdout.destroy()
-      // The client still writes: the answer to this ping meets the closed pipe.
-      send({ id: 3, method: "ping" })
+      // The client still writes: the answers to these pings, read in one go, meet the closed pipe
+      // before the server has noticed (each one left two listeners on stdout: a warning at eleven).
+      server.stdin.write(Array.from({ length: 20 }, (_, i) => `${JSON.stringify({ jsonrpc: "2.0", id: `p${i}`, method: "ping" })}\n`).join(""))
       const code = yield* Effect.promise(() => exited).pipe(Effect.timeout("5 seconds"))
       expect(code).toBe(0)
       expect(err.split("\n").filter(Boolean).length).toBeLessThanOrEqual(1)
       expect(err).not.toMatch(/EPIPE|MaxListeners|\n\s+at /)
+    }))
+
+  it.live("a stdout that fails for another reason (a full disk) ends the server with exit 1 and one line naming it", () =>
+    Effect.gen(function*() {
+      const full = openSync("/dev/full", "w")
+      const server = spawn(process.execPath, [askUserBin, "mcp"], { stdio: ["pipe", full, "pipe"] })
+      closeSync(full)
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.kill("SIGKILL")))
+      const exited = new Promise<number | null>((resolve) => server.once("exit", resolve))
+      let err = ""
+      server.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")))
+      const clientInfo = { name: "raw", version: "1" }
+      const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo } }
+      server.stdin!.write(`${JSON.stringify(initialize)}\n`)
+      const code = yield* Effect.promise(() => exited).pipe(Effect.timeout("20 seconds"))
+      expect(code).toBe(1)
+      expect(err.split("\n").filter(Boolean)).toEqual([expect.stringContaining("ask-user: cannot write the protocol's messages: ENOSPC")])
+      expect(err).not.toMatch(/\n\s+at /)
     }))
 })

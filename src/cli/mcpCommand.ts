@@ -14,8 +14,10 @@ import * as Option from "effect/Option"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Options from "./options.js"
+import { Writable } from "node:stream"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { consoleOnStderr } from "./protocolStdout.js"
+import { CannotWrite } from "./stdout.js"
 
 /**
  * Errors that only say the client went away (its end of a pipe closed while
@@ -31,32 +33,60 @@ const isClientGone = (error: unknown): boolean => {
  * For the lifetime of the scope, write failures on stdout and stderr are
  * observed (a client killed mid-question closes both pipes; an unobserved
  * `error` event would end the process with a stack trace), and the program
- * reports at most one connection error on stderr. `stdoutGone` completes
- * when a write to stdout finds its reader gone: a client that closed only
- * that pipe (stdin still open) is gone too, and the SDK's transport does not
- * close the connection for it.
+ * reports at most one connection error on stderr. `stdoutGone` ends when
+ * stdout breaks: quietly when its reader has gone (a client that closed only
+ * that pipe, stdin still open, is gone too, and the SDK's transport does not
+ * close the connection for it), with `CannotWrite` for any other cause.
+ *
+ * `output` is the stdout the SDK's transport writes to: it passes every
+ * message on to `process.stdout` until stdout breaks, then drops them. The
+ * transport adds an `error` and a `drain` listener to its stream for each
+ * message it cannot hand over at once; on a broken `process.stdout` neither
+ * ever fired, so the messages answered before the server noticed piled them
+ * up into a `MaxListenersExceededWarning` on stderr.
  */
-const quietWhenTheClientGoes = Effect.flatMap(Deferred.make<void>(), (gone) =>
+const quietWhenTheClientGoes = Effect.flatMap(Deferred.make<void, CannotWrite>(), (gone) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       let reported = false
+      let broken = false
+      /** The write waiting for stdout to drain, if any (the stream below hands over one at a time). */
+      let waiting: (() => void) | undefined
+      const resume = () => {
+        const done = waiting
+        waiting = undefined
+        done?.()
+      }
       const ignore = () => undefined
       const onStdoutError = (error: Error) => {
-        if (isClientGone(error)) Deferred.doneUnsafe(gone, Effect.void)
+        broken = true
+        resume()
+        Deferred.doneUnsafe(
+          gone,
+          isClientGone(error) ? Effect.void : Effect.fail(new CannotWrite({ what: "the protocol's messages", cause: error }))
+        )
       }
       process.stdout.on("error", onStdoutError)
+      process.stdout.on("drain", resume)
       process.stderr.on("error", ignore)
+      const output = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          if (broken || process.stdout.write(chunk)) return done()
+          waiting = () => done()
+        }
+      })
       /** Reports `error` as `line` (its cause in a few words, not the SDK's validator dump). */
       const report = (error: Error, line: string) => {
         if (reported || isClientGone(error)) return
         reported = true
         process.stderr.write(`ask-user mcp: ${sanitizeLine(line)}\n`)
       }
-      return { ignore, onStdoutError, report, stdoutGone: Deferred.await(gone) }
+      return { ignore, onStdoutError, resume, output, report, stdoutGone: Deferred.await(gone) }
     }),
-    ({ ignore, onStdoutError }) =>
+    ({ ignore, onStdoutError, resume }) =>
       Effect.sync(() => {
         process.stdout.off("error", onStdoutError)
+        process.stdout.off("drain", resume)
         process.stderr.off("error", ignore)
       })
   ))
@@ -67,10 +97,11 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
     // Runs last, once the connection is over: a client that closed only stdout still holds stdin
     // open, and reading it would keep the process alive.
     yield* Effect.addFinalizer(() => Effect.sync(() => process.stdin.destroy()))
-    const { report, stdoutGone } = yield* quietWhenTheClientGoes
+    const { output, report, stdoutGone } = yield* quietWhenTheClientGoes
     const { connectionErrorLine, serveAskUser } = yield* Effect.promise(() => import("../mcp/server.js"))
     const served = yield* serveAskUser(undefined, {
       timeout: Option.getOrUndefined(timeout),
+      output,
       onerror: (error) => report(error, connectionErrorLine(error))
     })
     // The SDK's stdio transport closes the connection when stdin ends; a broken stdout ends it here.

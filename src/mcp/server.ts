@@ -30,6 +30,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import { Tool } from "effect/ai"
+import type { Writable } from "node:stream"
 import { AskUserQuestionTool } from "../AskUserQuestionTool.js"
 import { brief, briefFailure } from "../internal/brief.js"
 import { packageVersion } from "../internal/packageVersion.js"
@@ -136,6 +137,8 @@ export const connectionErrorLine = (error: Error): string => brief(causeOf(error
 export interface ServeOptions {
   /** The seam's `timeout` for each ask. */
   readonly timeout?: Duration.Input | undefined
+  /** Where the stdio transport writes (process.stdout when omitted); ignored when a transport is given. */
+  readonly output?: Writable | undefined
   /** Errors of the connection that no request sees (a malformed message, a failed write). */
   readonly onerror?: ((error: Error) => void) | undefined
 }
@@ -185,7 +188,7 @@ export const serveAskUser = (
     // The instance serving the client: on 2026-07-28 it sends no requests, so no reply needs repair.
     let latest: McpServer | undefined
     const awaitsReplies = () => latest === undefined || !servesModernEra(latest.server)
-    const wire = transport ?? new StdioServerTransport(repairingReplies(process.stdin, awaitsReplies))
+    const wire = transport ?? new StdioServerTransport(repairingReplies(process.stdin, awaitsReplies), options.output)
     const run = yield* FiberSet.makeRuntimePromise<never, McpServer, never>()
     const handle = serveStdio(() => run(instance(scope, options, (server) => void (latest = server))), {
       transport: wire,
