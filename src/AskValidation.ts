@@ -88,7 +88,7 @@ export const checkRequest = (
 const isBlank = (s: string | undefined): s is undefined => s === undefined || s.trim() === ""
 
 const broken = (reason: string) =>
-  Result.fail(new InvalidAnswer({ message: `The answer breaks the answer rules: ${reason}` }))
+  Result.fail(new InvalidAnswer({ message: `The answer breaks the answer rules: ${reason}.` }))
 
 /** The first id answered that is no question's, if any. */
 const unknownId = (

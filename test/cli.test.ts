@@ -158,7 +158,7 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
       expect(result).toEqual({
         code: 1,
         stdout: "",
-        stderr: "ask-user: INVALID_ANSWER: The answer breaks the answer rules: \"zzz\" is not a question of the request\n"
+        stderr: "ask-user: INVALID_ANSWER: The answer breaks the answer rules: \"zzz\" is not a question of the request.\n"
       })
     }
   })

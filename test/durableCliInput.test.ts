@@ -204,7 +204,7 @@ describe("ask-user durable ids and answers", () => {
     const asker = start(["--durable", "--store", store.url, "--ask-id", "yn", twoQuestions])
     asker.child.stdin!.end()
     await untilStatus(store, "yn", (status) => status === "pending", asker)
-    const unknown = "ask-user: INVALID_ANSWER: The answer breaks the answer rules: \"zzz\" is not a question of the request\n"
+    const unknown = "ask-user: INVALID_ANSWER: The answer breaks the answer rules: \"zzz\" is not a question of the request.\n"
     const files = {
       keyed: store.file("keyed.json", { go: "Yes", why: "ok", zzz: "extra" }),
       json: store.file("json.json", {
