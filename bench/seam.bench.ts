@@ -102,7 +102,7 @@ const recording = Tracer.make({
 const watchedRun = () =>
   Effect.runPromise(Effect.gen(function*() {
     const ui = yield* UserInteraction
-    yield* Effect.forkChild(Stream.runForEach(ui.events, () => Effect.sync(() => void seen++)), { startImmediately: true })
+    yield* Effect.forkChild(Stream.runForEach(UserInteraction.events, () => Effect.sync(() => void seen++)), { startImmediately: true })
     for (let i = 0; i < N; i++) yield* ui.ask(request)
   }).pipe(
     Effect.withTracer(recording),

@@ -47,8 +47,15 @@ const eventBuffer = 1024
 export class UserInteraction extends Context.Service<UserInteraction, {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
   readonly register: (provider: UserInteractionProvider["Service"]) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
-  readonly events: Stream.Stream<AskEvent>
-  readonly subscribe: Effect.Effect<Stream.Stream<AskEvent>, never, Scope.Scope>
+  /**
+   * The seam's events (read through `UserInteraction.events`). Optional, so
+   * that a service built by hand with SPEC's `{ ask, register }` (a test
+   * double) is a `UserInteraction` too: it has no events, and its streams
+   * end at once.
+   */
+  readonly events?: Stream.Stream<AskEvent> | undefined
+  /** Subscribes now (read through `UserInteraction.subscribe`); optional like `events`. */
+  readonly subscribe?: Effect.Effect<Stream.Stream<AskEvent>, never, Scope.Scope> | undefined
 }>()("effect-user-interaction/UserInteraction") {
   /**
    * The seam with an empty slot and the given options. Each call makes a new,
@@ -91,11 +98,13 @@ export class UserInteraction extends Context.Service<UserInteraction, {
    * ask reaches a provider, `Settled` when it ends. A subscriber that falls
    * more than 1,024 events behind loses the oldest; asks never wait for it.
    * Once the seam closes, the stream ends after the events published before.
+   * A `UserInteraction` built by hand without `events` has none: the stream
+   * ends at once.
    *
    * @since 0.2.0
    */
   static readonly events: Stream.Stream<AskEvent, never, UserInteraction> = Stream.unwrap(
-    UserInteraction.useSync((seam) => seam.events)
+    UserInteraction.useSync((seam) => seam.events ?? Stream.empty)
   )
 
   /**
@@ -107,7 +116,7 @@ export class UserInteraction extends Context.Service<UserInteraction, {
    * @since 0.2.0
    */
   static readonly subscribe: Effect.Effect<Stream.Stream<AskEvent>, never, UserInteraction | Scope.Scope> = UserInteraction
-    .use((seam) => seam.subscribe)
+    .use((seam) => seam.subscribe ?? Effect.succeed(Stream.empty))
 
   /**
    * Builds `providerLayer` and registers its provider for the lifetime of this

@@ -234,4 +234,14 @@ describe("UserInteraction.events", () => {
       const late = yield* UserInteraction.subscribe.pipe(Effect.provideContext(seam))
       expect(yield* Stream.runCollect(late)).toEqual([])
     }))
+
+  it.effect("a UserInteraction built by hand with SPEC's { ask, register } (a test double) asks, and has no events", () =>
+    Effect.gen(function*() {
+      expect(yield* UserInteraction.ask(request("double"))).toEqual(singleAnswer)
+      expect(yield* Stream.runCollect(UserInteraction.events)).toEqual([])
+      expect(yield* Stream.runCollect(yield* UserInteraction.subscribe)).toEqual([])
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Layer.succeed(UserInteraction, UserInteraction.of({ ask: () => Effect.succeed(singleAnswer), register: () => Effect.void })))
+    ))
 })
