@@ -69,15 +69,29 @@ const toError = (cause: Cause.Cause<unknown>): UserInteractionError => {
   return new ProviderFailed({ cause: Cause.squash(cause) })
 }
 
-/** Adapts a Promise provider to the seam's provider shape. */
+/** A rejection's reason in words: an object that is no `Error` as JSON, not "[object Object]". */
+const described = (reason: unknown): string => {
+  if (reason instanceof Error || typeof reason !== "object" || reason === null) return String(reason)
+  try {
+    return JSON.stringify(reason) ?? String(reason)
+  } catch {
+    return String(reason)
+  }
+}
+
+/**
+ * Adapts a Promise provider to the seam's provider shape. A plain JavaScript
+ * provider that returns its answer rather than a Promise of it is taken at
+ * its word (`Promise.resolve`), not failed for a missing `then`.
+ */
 const fromPromiseProvider = (provider: PromiseProvider): UserInteractionProvider["Service"] => ({
     ask: (request) =>
       Effect.tryPromise({
-        try: (signal) => provider.ask({ ...request, signal }),
+        try: (signal) => Promise.resolve(provider.ask({ ...request, signal })),
         catch: (error): UserInteractionError =>
           error instanceof HarnessError
             ? error as UserInteractionError
-            : new ProviderFailed({ message: `The provider rejected: ${String(error)}`, cause: error })
+            : new ProviderFailed({ message: `The provider rejected: ${described(error)}`, cause: error })
       })
   })
 

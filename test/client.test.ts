@@ -96,6 +96,19 @@ describe("makeUserInteractionClient", () => {
     expect(failed).toMatchObject({ code: "PROVIDER_FAILED", cause: boom })
     next = () => { throw boom }
     expect(await codeOf(client.ask(single))).toBe("PROVIDER_FAILED")
+    // A reason that is no Error is named by its content, not "[object Object]".
+    next = () => Promise.reject({ status: 503 })
+    expect(await client.ask(single).catch((e: unknown) => e)).toMatchObject({
+      code: "PROVIDER_FAILED",
+      message: "The provider rejected: {\"status\":503}"
+    })
+    await client.dispose()
+  })
+
+  it("takes a plain JavaScript provider's answer returned without a Promise", async () => {
+    const client = makeUserInteractionClient()
+    client.registerProvider({ ask: (() => singleAnswer) as never })
+    expect(await client.ask(single)).toEqual(singleAnswer)
     await client.dispose()
   })
 
