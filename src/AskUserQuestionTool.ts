@@ -22,14 +22,16 @@ import * as SchemaTransformation from "effect/SchemaTransformation"
 import { Tool, Toolkit } from "effect/ai"
 import { type Agent, AskUserQuestionAnswer } from "./AskUserQuestion.js"
 import { AskUserQuestionArgs } from "./AskUserQuestionArgs.js"
+import { brief } from "./internal/brief.js"
 import { errorFromCode, requestFromToolArgs } from "./internal/toolCall.js"
 import { UserInteraction } from "./UserInteraction.js"
 import { errorCodes, isUserInteractionError } from "./UserInteractionError.js"
 
 /**
- * A failure as the model reads it: exactly `{ name, code, message }`. It
- * decodes to the error class of `code`, and every error class encodes to it
- * (the `cause` stays on the harness's side).
+ * A failure as the model reads it: exactly `{ name, code, message }`, the
+ * message on one line of at most 300 characters. It decodes to the error
+ * class of `code`, and every error class encodes to it (the `cause` stays on
+ * the harness's side).
  *
  * @since 0.1.0
  */
@@ -42,7 +44,9 @@ export const UserInteractionErrorJson = Schema.Struct({
     Schema.declare(isUserInteractionError, { identifier: "UserInteractionError" }),
     SchemaTransformation.transform({
       decode: ({ code, message }) => errorFromCode(code, message),
-      encode: (error) => ({ name: "UserInteractionError" as const, code: error.code, message: error.message })
+      // What the model reads is one line of at most 300 characters, as on the protocol surfaces: a
+      // message may quote the model's own text back, and a 5 MB label must not come back whole.
+      encode: (error) => ({ name: "UserInteractionError" as const, code: error.code, message: brief(error.message) })
     })
   )
 )

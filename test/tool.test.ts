@@ -274,6 +274,18 @@ describe("AskUserQuestionTool: failures reach the model as { name, code, message
       // The harness gets the error class itself.
       expect(last?.result).toMatchObject({ _tag: "InvalidAnswer", code: "INVALID_ANSWER" })
     }).pipe(answering(() => ({ answers: [{ id: "db", selected: ["MySQL"] }] }))))
+
+  it.effect("a message quoting the model's own long text reaches it as one line of at most 300 characters", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* AskUserQuestionToolkit
+      const results = yield* Stream.runCollect(yield* toolkit.handle("ask_user_question", { questions: [dbQuestion] }))
+      const last = results.at(-1)
+      const message = (last?.encodedResult as { message: string }).message
+      expect(message).toMatch(/^The answer breaks the answer rules: "M+…$/)
+      expect(message).toHaveLength(300)
+      // The harness keeps the whole message.
+      expect((last?.result as { message: string }).message.length).toBeGreaterThan(100_000)
+    }).pipe(answering(() => ({ answers: [{ id: "db", selected: ["M".repeat(100_000)] }] }))))
 })
 
 describe("AskUserQuestionTool: interruption", () => {
