@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import { NodeInspectSymbol } from "effect/Inspectable"
 
 /**
  * What every error class accepts: an optional message (each class has a
@@ -38,6 +39,14 @@ export abstract class HarnessError extends Data.Error<{ readonly message: string
   /** The shape a model or a JSON log sees. */
   override toJSON(): { readonly name: string; readonly code: string; readonly message: string } {
     return { name: this.name, code: this.code, message: this.message }
+  }
+  /**
+   * What `console.log` and `util.inspect` show: that shape and, for whoever
+   * debugs a `PROVIDER_FAILED`, the cause with its stack (as Effect's own
+   * errors show theirs). The cause never reaches a model: it is not in `toJSON`.
+   */
+  override [NodeInspectSymbol](): unknown {
+    return this.cause === undefined ? this.toJSON() : { ...this.toJSON(), cause: this.cause }
   }
 }
 Object.defineProperty(HarnessError.prototype, "name", { value: "UserInteractionError", writable: true })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as UI from "effect-user-interaction"
+import { inspect } from "node:util"
 
 const classes = [
   [UI.AskAborted, "AskAborted", "ASK_ABORTED"],
@@ -42,6 +43,12 @@ describe("error classes", () => {
     expect(error.message).toBe("custom text")
     expect(error.cause).toBe(cause)
     expect(String(error)).toContain("custom text")
+    // console.log shows the cause with its stack, for whoever debugs it; JSON never carries it.
+    const shown = inspect(error)
+    expect(shown).toContain("code: '")
+    expect(shown).toMatch(/cause: Error: root\n\s+at /)
+    expect(JSON.stringify(error)).not.toContain("root")
+    expect(inspect(new Class())).not.toContain("cause")
   })
 
   it.effect("are yieldable and caught by tag", () =>
