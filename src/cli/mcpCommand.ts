@@ -13,8 +13,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import * as Options from "./options.js"
 import { Writable } from "node:stream"
+import * as Options from "./options.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { consoleOnStderr } from "./protocolStdout.js"
 import { CannotWrite } from "./stdout.js"
@@ -72,7 +72,7 @@ const quietWhenTheClientGoes = Effect.flatMap(Deferred.make<void, CannotWrite>()
       const output = new Writable({
         write(chunk: Buffer, _encoding, done) {
           if (broken || process.stdout.write(chunk)) return done()
-          waiting = () => done()
+          waiting = done
         }
       })
       /** Reports `error` as `line` (its cause in a few words, not the SDK's validator dump). */
