@@ -20,7 +20,7 @@ import { inapplicableFlag, type RootFlags } from "../src/cli/flagRules.js"
 import { parseTimeout } from "../src/cli/options.js"
 import { CannotWrite } from "../src/cli/stdout.js"
 import { expiresInProblem, maxExpiresIn } from "../src/durable/expiry.js"
-import { shownStoreUrl, storeUrlProblem } from "../src/durable/storeUrl.js"
+import { pgDriverUrl, shownStoreUrl, storeUrlProblem } from "../src/durable/storeUrl.js"
 
 const millis = (text: string) => Option.map(parseTimeout(text), Duration.toMillis)
 
@@ -68,6 +68,16 @@ describe("ask-user durable flags", () => {
     }
     for (const url of ["sqlite:", "sqlite:   ", "sqlite://", "sqlite:/tmp/", "postgres://", "postgresql://", "postgres:// ", "postgres:", " ", "", "mysql://x"]) {
       expect(storeUrlProblem(url)).toBeTypeOf("string")
+    }
+  })
+})
+
+describe("store URLs for PostgreSQL's driver", () => {
+  it("libpq's socket form gets the driver's default host written in; every other URL passes unchanged", () => {
+    expect(pgDriverUrl("postgres://qa:pw@/asks?host=/run/pg&port=5433")).toBe("postgres://qa:pw@localhost/asks?host=/run/pg&port=5433")
+    expect(pgDriverUrl("postgresql://qa@?host=/run/pg")).toBe("postgresql://qa@localhost?host=/run/pg")
+    for (const url of ["postgres://qa@db/asks", "postgres:///asks?host=/run/pg", "postgres://db/a@b", "sqlite:/a@/b.db"]) {
+      expect(pgDriverUrl(url)).toBe(url)
     }
   })
 })

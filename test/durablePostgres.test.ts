@@ -51,6 +51,11 @@ describe("durable asks on PostgreSQL", () => {
     expect(result.stderr).toContain('database "no_such_asks" does not exist')
   }, 60_000)
 
+  it("a store URL in libpq's socket form (no host after the user, host=DIR) opens the server's Unix socket", async () => {
+    const result = await run(["pending", "--store", server.socketUrl])
+    expect(result).toMatchObject({ code: 0, stdout: "" })
+  }, 60_000)
+
   it("two agents and two answerers on one database, 100 asks: every ask answered exactly once", async () => {
     const url = newDatabase()
     const ids = [...Array.from({ length: 50 }, (_, i) => `a-${i}`), ...Array.from({ length: 50 }, (_, i) => `b-${i}`)]

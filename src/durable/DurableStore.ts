@@ -35,7 +35,7 @@ import {
   type SettledStatus
 } from "./AskWorkflow.js"
 import { retryUnlessLocked, retryWhileLocked } from "./retryWhileLocked.js"
-import { shownStoreUrl, sqlitePath, storeUrlProblem } from "./storeUrl.js"
+import { pgDriverUrl, shownStoreUrl, sqlitePath, storeUrlProblem } from "./storeUrl.js"
 
 /** Where an ask stands: pending, or how it was settled. @since 0.2.0 */
 export type AskStatus = "pending" | SettledStatus
@@ -162,7 +162,7 @@ const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlErr
   }
   return Layer.unwrap(Effect.promise(async () => {
     const { PgClient } = await import("@effect/sql-pg")
-    return PgClient.layer({ url: Redacted.make(url) })
+    return PgClient.layer({ url: Redacted.make(pgDriverUrl(url)) })
   }))
 }
 

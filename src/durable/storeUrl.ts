@@ -56,3 +56,15 @@ export const shownStoreUrl = (url: string): string =>
     // `scheme://user:password@…`, and a PostgreSQL URL missing its `//`.
     .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*|postgres(?:ql)?:(?!\/\/)[^/?#@:]*):[^/?#]*@/is, "$1:***@")
     .replace(/([?&](?:password|passwd|pwd|sslpassword)=)[^&#]*/gi, "$1***")
+
+/**
+ * `url` as PostgreSQL's driver can parse it. libpq's socket form names no
+ * host after the credentials (`postgres://user@/db?host=/var/run/postgresql`),
+ * which the driver's WHATWG URL parser refuses ("Invalid URL"); the host left
+ * out is the driver's default, `localhost`, written in, and a `host`
+ * parameter still overrides it. Every other URL passes unchanged.
+ *
+ * @since 0.2.0
+ */
+export const pgDriverUrl = (url: string): string =>
+  url.replace(/^(postgres(?:ql)?:\/\/[^/?#@]*@)(?=[/?#]|$)/i, "$1localhost")

@@ -32,6 +32,8 @@ const freePort = () =>
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
   readonly url: string
+  /** The same database through the server's Unix socket, in libpq's form: `postgres://postgres@/postgres?host=DIR&port=PORT` */
+  readonly socketUrl: string
   /** Creates an empty database on the server and returns its URL. */
   readonly createDatabase: (name: string) => string
   /** Stops the server (fast: clients are disconnected), waits `downMillis`, and starts it again. */
@@ -63,6 +65,7 @@ export const startPostgres = async (): Promise<PostgresServer> => {
   start()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    socketUrl: `postgres://postgres@/postgres?host=${encodeURIComponent(dir)}&port=${port}`,
     createDatabase: (name) => {
       execFileSync(join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name], { stdio: "pipe" })
       return `postgres://postgres@127.0.0.1:${port}/${name}`
