@@ -12,6 +12,7 @@
  * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
+import { Answerer } from "./Answerer.js"
 import { Agent, AskUserQuestionItem } from "./AskUserQuestion.js"
 import { errorCodes } from "./UserInteractionError.js"
 
@@ -60,7 +61,8 @@ export type Asked = typeof Asked.Type
  * An ask that reached a provider ended. `surface` is the `name` of the
  * provider (for a fan-out, of the member) that settled it, absent when the
  * seam ended it (timeout, abort, a closed provider) or the provider has no
- * name; `millis` runs from `Asked` to now.
+ * name; `by` is who settled it when the surface could say (an answer, a
+ * cancel, a decline); `millis` runs from `Asked` to now.
  *
  * @since 0.2.0
  */
@@ -68,6 +70,7 @@ export const Settled = Schema.TaggedStruct("Settled", {
   id: Schema.String,
   outcome: AskOutcome,
   surface: Schema.optionalKey(Schema.String),
+  by: Schema.optionalKey(Answerer),
   millis: Schema.Number,
   at: Schema.Date
 }).annotate({ identifier: "Settled" })

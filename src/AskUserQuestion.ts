@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { AnswerablePattern } from "./Answerer.js"
 
 /**
  * One choice offered for a question. The label is shown to the human and is
@@ -64,7 +65,9 @@ export type Agent = typeof Agent.Type
  * A batch of questions asked together. `signal` lets a Promise-world caller
  * abort the ask; it is never serialized. `id` is the ask's identity (at most
  * 200 characters): the durable provider joins a pending ask of the same id and
- * events report it; every other provider ignores it.
+ * events report it; every other provider ignores it. `answerableBy` says who
+ * may settle the ask (patterns over answerer ids, see `Answerer`); absent,
+ * anyone who can reach a surface may.
  *
  * @since 0.1.0
  */
@@ -72,7 +75,8 @@ export const AskUserQuestionRequest = Schema.Struct({
   questions: Schema.Array(AskUserQuestionItem),
   agent: Schema.optionalKey(Agent),
   signal: Schema.optionalKey(Schema.instanceOf(AbortSignal, { expected: "AbortSignal" })),
-  id: Schema.optionalKey(Schema.NonEmptyString.check(Schema.isMaxLength(200)))
+  id: Schema.optionalKey(Schema.NonEmptyString.check(Schema.isMaxLength(200))),
+  answerableBy: Schema.optionalKey(Schema.Array(AnswerablePattern))
 }).annotate({ identifier: "AskUserQuestionRequest" })
 
 /** @since 0.1.0 */

@@ -9,6 +9,7 @@ import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
+import { AnswerablePattern } from "./Answerer.js"
 import { Agent, AskUserQuestionOption, type AskUserQuestionItem, type AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkRequest } from "./AskValidation.js"
 import { invalidRequestFrom } from "./internal/schemaPath.js"
@@ -41,14 +42,17 @@ export type AskUserQuestionArgs = typeof AskUserQuestionArgs.Type
 
 const LenientRequestJson = Schema.Struct({
   questions: Schema.Array(Schema.Struct({ ...questionFields, multiSelect: Schema.optionalKey(Schema.Boolean) })),
-  agent: Schema.optionalKey(Agent)
+  agent: Schema.optionalKey(Agent),
+  // Who may answer: set by whoever writes the request file or prompt, never by a model's tool
+  // arguments (the tool takes only `questions` from them).
+  answerableBy: Schema.optionalKey(Schema.Array(AnswerablePattern))
 })
 // Decoded for every tool call, ACP prompt and MCP call: compiled like the seam's schemas (AskValidation.ts).
 SchemaJITCompiler.enable(LenientRequestJson.ast)
 const decodeLenient = Schema.decodeUnknownExit(LenientRequestJson)
 
 /**
- * Decodes a request from outside JSON (`{ questions, agent? }`, either casing
+ * Decodes a request from outside JSON (`{ questions, agent?, answerableBy? }`, either casing
  * of `multi_select`) and applies the seam's request checks: `InvalidRequest`
  * naming the path (also when `multi_select` and `multiSelect` disagree), or
  * `EmptyQuestions`.
@@ -72,5 +76,10 @@ export const decodeRequestJson = (
     const multi = multi_select ?? multiSelect
     return multi === undefined ? rest : { ...rest, multiSelect: multi }
   })
-  return checkRequest(exit.value.agent === undefined ? { questions } : { questions, agent: exit.value.agent })
+  const { agent, answerableBy } = exit.value
+  return checkRequest({
+    questions,
+    ...(agent === undefined ? {} : { agent }),
+    ...(answerableBy === undefined ? {} : { answerableBy })
+  })
 }

@@ -20,6 +20,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 import { Tool, Toolkit } from "effect/ai"
+import { type AskReceipt, answererTitle, isPersonAnswerer } from "./Answerer.js"
 import { type Agent, AskUserQuestionAnswer } from "./AskUserQuestion.js"
 import { AskUserQuestionArgs } from "./AskUserQuestionArgs.js"
 import { brief } from "./internal/brief.js"
@@ -51,6 +52,20 @@ export const UserInteractionErrorJson = Schema.Struct({
   )
 )
 
+/**
+ * What the model reads on success: the answer and, when a person known by
+ * account answered, `answeredBy` (`"Ana Lima (terminal)"`).
+ *
+ * @since 0.3.0
+ */
+export const AskUserQuestionToolResult = Schema.Struct({
+  ...AskUserQuestionAnswer.fields,
+  answeredBy: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "AskUserQuestionToolResult" })
+
+/** @since 0.3.0 */
+export type AskUserQuestionToolResult = typeof AskUserQuestionToolResult.Type
+
 const description = [
   "Ask the human user one or more questions and wait for the answers.",
   "Ask only when you cannot proceed safely without them (a decision that is theirs to make, a preference,",
@@ -62,7 +77,8 @@ const description = [
   "Set multi_select when several options may be chosen.",
   "The result is {\"answers\":[{\"id\",\"selected\",\"custom\"?}]}, one item per question in question order:",
   "selected holds the chosen labels, custom the user's own text, and selected [] without custom means the",
-  "user skipped that question.",
+  "user skipped that question. When a person known by account answered, the result also has answeredBy",
+  "(their name and where they answered).",
   "A failure is {\"name\":\"UserInteractionError\",\"code\",\"message\"}; after ASK_CANCELLED or ASK_DECLINED",
   "do not ask the same thing again."
 ].join(" ")
@@ -79,7 +95,7 @@ const description = [
 export const AskUserQuestionTool = Tool.dynamic("ask_user_question", {
   description,
   parameters: Tool.getJsonSchemaFromSchema(AskUserQuestionArgs),
-  success: AskUserQuestionAnswer,
+  success: AskUserQuestionToolResult,
   failure: UserInteractionErrorJson,
   failureMode: "return"
 }).annotateMerge(
@@ -112,23 +128,63 @@ export const AskingAgent = Context.Reference<Agent | undefined>("effect-user-int
 })
 
 /**
- * The handler of `ask_user_question`: asks through `UserInteraction`.
- * Interrupting the model turn interrupts the ask, so the provider's prompt
- * comes down.
- *
- * @since 0.1.0
+ * What the model reads of a receipt: `"Ana Lima (terminal)"` when a person
+ * known by account answered; nothing for a token holder, a protocol client,
+ * a topic or a script, whose answers read as they always did.
  */
-export const AskUserQuestionHandlers: Layer.Layer<Tool.HandlersFor<typeof AskUserQuestionToolkit.tools>, never, UserInteraction> =
+const answeredBy = ({ by, surface }: AskReceipt): string | undefined =>
+  by === undefined || !isPersonAnswerer(by)
+    ? undefined
+    : surface === undefined
+    ? answererTitle(by)
+    : `${answererTitle(by)} (${surface})`
+
+/**
+ * Options of `askUserQuestionHandlers`: `answerableBy` is put on every ask
+ * the tool makes (who may answer is the harness's choice; the model cannot
+ * set it).
+ *
+ * @since 0.3.0
+ */
+export interface AskUserQuestionHandlersOptions {
+  readonly answerableBy?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The handler of `ask_user_question`, with options: asks through
+ * `UserInteraction`. Interrupting the model turn interrupts the ask, so the
+ * provider's prompt comes down. The result is the answer, with
+ * `answeredBy` (`"Ana Lima (terminal)"`) when a person known by account
+ * answered.
+ *
+ * @since 0.3.0
+ */
+export const askUserQuestionHandlers = (
+  options: AskUserQuestionHandlersOptions = {}
+): Layer.Layer<Tool.HandlersFor<typeof AskUserQuestionToolkit.tools>, never, UserInteraction> =>
   AskUserQuestionToolkit.toLayer(
     Effect.gen(function*() {
       const seam = yield* UserInteraction
       return AskUserQuestionToolkit.of({
         ask_user_question: (args) =>
           Effect.gen(function*() {
-            const request = requestFromToolArgs(args, { agent: yield* AskingAgent })
+            const request = requestFromToolArgs(args, { agent: yield* AskingAgent, answerableBy: options.answerableBy })
             if (Result.isFailure(request)) return yield* request.failure
-            return yield* seam.ask(request.success)
+            const { answer, receipt } = yield* UserInteraction.askWithReceipt(request.success).pipe(
+              Effect.provideService(UserInteraction, seam)
+            )
+            const by = answeredBy(receipt)
+            return by === undefined ? answer : { ...answer, answeredBy: by }
           })
       })
     })
   )
+
+/**
+ * The handler of `ask_user_question` (`askUserQuestionHandlers()`: no
+ * options).
+ *
+ * @since 0.1.0
+ */
+export const AskUserQuestionHandlers: Layer.Layer<Tool.HandlersFor<typeof AskUserQuestionToolkit.tools>, never, UserInteraction> =
+  askUserQuestionHandlers()

@@ -15,8 +15,9 @@ import {
   type AskUserQuestionAnswerItem,
   AskUserQuestionRequest
 } from "./AskUserQuestion.js"
+import { type Answerer, answererTitle, isAnswerableBy } from "./Answerer.js"
 import { firstError, formatIssue, invalidRequestFrom } from "./internal/schemaPath.js"
-import { EmptyQuestions, InvalidAnswer, InvalidRequest } from "./UserInteractionError.js"
+import { EmptyQuestions, InvalidAnswer, InvalidRequest, NotAuthorized } from "./UserInteractionError.js"
 
 // Every ask decodes a request and an answer: Effect's schema JIT turns these two into plain
 // functions on first use (4–8× faster, the same results and issues; it keeps interpreting where
@@ -154,3 +155,25 @@ export const checkAnswer = (
   }
   return Result.succeed({ answers })
 }
+
+/**
+ * Whether `by` may answer, cancel or decline `request`: `NotAuthorized`
+ * when the request's `answerableBy` does not match it (an unknown answerer
+ * matches nothing). The seam and the durable store apply it to every
+ * outcome; a surface applies it first, to refuse the answerer on the spot.
+ *
+ * @since 0.3.0
+ */
+export const checkAnswerer = (
+  request: { readonly answerableBy?: ReadonlyArray<string> | undefined },
+  by: Answerer | undefined
+): Result.Result<void, NotAuthorized> =>
+  isAnswerableBy(request.answerableBy, by)
+    ? Result.void
+    : Result.fail(new NotAuthorized({
+      message: `Only ${request.answerableBy!.join(", ")} may settle this ask; ` + (by === undefined
+        ? "this surface cannot say who is answering."
+        : by.name === undefined
+        ? `${by.id} may not.`
+        : `${answererTitle(by)} (${by.id}) may not.`)
+    }))

@@ -19,9 +19,17 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
+import type { Answerer } from "./Answerer.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
-import { checkAnswer } from "./AskValidation.js"
-import { markSurface, SettledElsewhere, surfaceOf, UserInteractionProvider } from "./UserInteractionProvider.js"
+import { checkAnswer, checkAnswerer } from "./AskValidation.js"
+import {
+  answererOf,
+  markAnswerer,
+  markSurface,
+  SettledElsewhere,
+  surfaceOf,
+  UserInteractionProvider
+} from "./UserInteractionProvider.js"
 import {
   AskAborted,
   AskCancelled,
@@ -44,10 +52,11 @@ type AnyProviderLayer = Layer.Layer<UserInteractionProvider, any, any>
 const endsTheAsk = (error: UserInteractionError) =>
   error instanceof AskCancelled || error instanceof AskDeclined || error instanceof AskAborted
 
-/** One surface's verdict: its answer or its decision to stop, and the surface that gave it. */
+/** One surface's verdict: its answer or its decision to stop, the surface that gave it, and who. */
 interface Verdict {
   readonly result: Result.Result<AskUserQuestionAnswer, UserInteractionError>
   readonly surface: string | undefined
+  readonly by: Answerer | undefined
 }
 
 /**
@@ -55,17 +64,33 @@ interface Verdict {
  * answer rules, or with a human's decision to stop; anything else (an invalid
  * answer, a surface that failed or closed) drops that surface out of the race
  * and the others go on. A nested fan-out's mark names the innermost surface.
+ * An answer, cancel or decline from someone the request's `answerableBy`
+ * does not allow wins nothing: that surface is asked again, and the others
+ * keep their prompts up.
  */
 const entrant = (provider: Provider, request: AskUserQuestionRequest): Effect.Effect<Verdict, UserInteractionError> =>
   provider.ask(request).pipe(
     Effect.flatMap((answer) =>
       Effect.map(
         Effect.fromResult(checkAnswer(request, answer)),
-        (checked): Verdict => ({ result: Result.succeed(checked), surface: surfaceOf(answer) ?? provider.name })
+        (checked): Verdict => ({
+          result: Result.succeed(checked),
+          surface: surfaceOf(answer) ?? provider.name,
+          by: answererOf(answer)
+        })
       )
     ),
     Effect.catchIf(endsTheAsk, (error) =>
-      Effect.succeed<Verdict>({ result: Result.fail(error), surface: surfaceOf(error) ?? provider.name }))
+      Effect.succeed<Verdict>({ result: Result.fail(error), surface: surfaceOf(error) ?? provider.name, by: answererOf(error) })),
+    Effect.flatMap((verdict) => {
+      const allowed = checkAnswerer(request, verdict.by)
+      return Result.isSuccess(allowed) || (Result.isFailure(verdict.result) && verdict.result.failure._tag === "AskAborted")
+        ? Effect.succeed(verdict)
+        : Effect.logWarning(`Refused on ${verdict.surface ?? "a surface"}: ${allowed.failure.message}`).pipe(
+          Effect.andThen(Effect.yieldNow),
+          Effect.andThen(Effect.suspend(() => entrant(provider, request)))
+        )
+    })
   )
 
 /** When every surface dropped out: the first failure, as a contract error. */
@@ -76,10 +101,10 @@ const allFailed = (cause: Cause.Cause<UserInteractionError>): Effect.Effect<neve
 }
 
 /** The winner's outcome, marked with its surface so the seam can report it. */
-const fromVerdict = ({ result, surface }: Verdict): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
+const fromVerdict = ({ by, result, surface }: Verdict): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> =>
   Result.isSuccess(result)
-    ? Effect.succeed(markSurface(result.success, surface))
-    : Effect.fail(markSurface(result.failure, surface))
+    ? Effect.succeed(markAnswerer(markSurface(result.success, surface), by))
+    : Effect.fail(markAnswerer(markSurface(result.failure, surface), by))
 
 /**
  * Races one request across all surfaces. The surfaces that lose are

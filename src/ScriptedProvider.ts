@@ -7,9 +7,13 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
-import { UserInteractionProvider } from "./UserInteractionProvider.js"
-import type { UserInteractionError } from "./UserInteractionError.js"
+import type { Answerer } from "./Answerer.js"
+import type { AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { markAnswerer, type ProviderAnswer, UserInteractionProvider } from "./UserInteractionProvider.js"
+import { AskCancelled, AskDeclined, type UserInteractionError } from "./UserInteractionError.js"
+
+/** Who a scripted provider answers as, unless told otherwise. */
+const scriptedAnswerer: Answerer = { id: "scripted:test" }
 
 /**
  * The record of what a scripted provider was asked, in order.
@@ -21,19 +25,29 @@ export class ScriptedProvider extends Context.Service<ScriptedProvider, {
 }>()("effect-user-interaction/ScriptedProvider") {
   /**
    * A provider that answers every request with `answer(request)`, next to the
-   * record of requests it saw.
+   * record of requests it saw. Its answers, cancels and declines come from
+   * `options.by` (default `scripted:test`), so a test can play Ana or a
+   * stranger; an answer that names its own `by` keeps it.
    *
    * @since 0.1.0
    */
   static layer(
-    answer: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
+    answer: (request: AskUserQuestionRequest) => Effect.Effect<ProviderAnswer, UserInteractionError>,
+    options?: { readonly by?: Answerer | undefined }
   ): Layer.Layer<UserInteractionProvider | ScriptedProvider> {
+    const by = options?.by ?? scriptedAnswerer
+    // An answer is copied, not marked: a script may hand back one answer object for every ask, and
+    // another provider may return the very same object. An error passes through as it is (callers
+    // may compare it), marked again on each ask.
+    const answered = (answer: ProviderAnswer): ProviderAnswer => answer.by === undefined ? { ...answer, by } : answer
+    const settled = (error: UserInteractionError): UserInteractionError =>
+      error instanceof AskCancelled || error instanceof AskDeclined ? markAnswerer(error, by) : error
     return Layer.effectContext(Effect.sync(() => {
       const seen: Array<AskUserQuestionRequest> = []
       return Context.make(UserInteractionProvider, {
         ask: (request) => Effect.suspend(() => {
           seen.push(request)
-          return answer(request)
+          return Effect.mapBoth(answer(request), { onFailure: settled, onSuccess: answered })
         }),
         name: "scripted"
       }).pipe(Context.add(ScriptedProvider, { requests: Effect.sync(() => seen.slice()) }))

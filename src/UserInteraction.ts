@@ -9,12 +9,14 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type { AskReceipt } from "./Answerer.js"
 import type { AskEvent } from "./AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import type { PublishedEvent } from "./internal/askTelemetry.js"
@@ -47,6 +49,14 @@ const eventBuffer = 1024
 export class UserInteraction extends Context.Service<UserInteraction, {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
   readonly register: (provider: UserInteractionProvider["Service"]) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
+  /**
+   * `ask`, with the receipt of the answer (read through
+   * `UserInteraction.askWithReceipt`). Optional, like `events`: a service
+   * built by hand without it gets a receipt that only says when.
+   */
+  readonly askWithReceipt?:
+    | ((request: AskUserQuestionRequest) => Effect.Effect<AnswerWithReceipt, UserInteractionError>)
+    | undefined
   /**
    * The seam's events (read through `UserInteraction.events`). Optional, so
    * that a service built by hand with SPEC's `{ ask, register }` (a test
@@ -91,6 +101,25 @@ export class UserInteraction extends Context.Service<UserInteraction, {
    */
   static ask(request: AskUserQuestionRequest): Effect.Effect<AskUserQuestionAnswer, UserInteractionError, UserInteraction> {
     return UserInteraction.use((seam) => seam.ask(request))
+  }
+
+  /**
+   * Asks like `ask`, and also returns the answer's receipt: the surface that
+   * answered, who answered when the surface could say (`by`), when, after
+   * how long, and `defaulted` when the recommended options were taken on
+   * timeout. `ask` returns the same answer without it.
+   *
+   * ```ts
+   * const { answer, receipt } = yield* UserInteraction.askWithReceipt(request)
+   * yield* Effect.log(`approved by ${receipt.by?.name ?? receipt.by?.id ?? "someone"} on ${receipt.surface}`)
+   * ```
+   *
+   * @since 0.3.0
+   */
+  static askWithReceipt(
+    request: AskUserQuestionRequest
+  ): Effect.Effect<AnswerWithReceipt, UserInteractionError, UserInteraction> {
+    return UserInteraction.use((seam) => seam.askWithReceipt?.(request) ?? receiptAround(seam.ask(request)))
   }
 
   /**
@@ -150,6 +179,22 @@ export class UserInteraction extends Context.Service<UserInteraction, {
     ).pipe(Layer.provideMerge(UserInteraction.layerConfig(options)))
   }
 }
+
+/**
+ * An answer and its receipt, as `UserInteraction.askWithReceipt` gives them.
+ *
+ * @since 0.3.0
+ */
+export interface AnswerWithReceipt {
+  readonly answer: AskUserQuestionAnswer
+  readonly receipt: AskReceipt
+}
+
+/** The receipt a hand-built seam without `askWithReceipt` can give: when, and after how long. */
+const receiptAround = <E>(ask: Effect.Effect<AskUserQuestionAnswer, E>): Effect.Effect<AnswerWithReceipt, E> =>
+  Effect.flatMap(Clock.currentTimeMillis, (start) =>
+    Effect.flatMap(ask, (answer) =>
+      Effect.map(Clock.currentTimeMillis, (at) => ({ answer, receipt: { at: new Date(at), millis: at - start } }))))
 
 const buildAndRegister = <ROut, E, R>(providerLayer: Layer.Layer<ROut | UserInteractionProvider, E, R>) =>
   Effect.gen(function*() {

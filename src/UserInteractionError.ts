@@ -143,6 +143,31 @@ export class UnknownAsk extends HarnessError {
 }
 
 /**
+ * An answer, cancel or decline came from an answerer the request's
+ * `answerableBy` does not allow (or from one no surface could name); the
+ * ask stays pending.
+ *
+ * @since 0.3.0
+ */
+export class NotAuthorized extends HarnessError {
+  readonly _tag = "NotAuthorized"
+  readonly code = "NOT_AUTHORIZED"
+  constructor(args?: ErrorArgs) { super(args, "This answerer may not settle the ask.") }
+}
+
+/**
+ * Someone else holds a claim on the durable ask (the message names the
+ * holder and until when); the ask stays pending.
+ *
+ * @since 0.3.0
+ */
+export class AskClaimed extends HarnessError {
+  readonly _tag = "AskClaimed"
+  readonly code = "ASK_CLAIMED"
+  constructor(args?: ErrorArgs) { super(args, "Someone else is answering the ask.") }
+}
+
+/**
  * Any failure of an ask.
  *
  * @since 0.1.0
@@ -161,6 +186,8 @@ export type UserInteractionError =
   | ProviderFailed
   | AskNotPending
   | UnknownAsk
+  | NotAuthorized
+  | AskClaimed
 
 /**
  * Every stable error code, in the order of the contract's table.
@@ -180,7 +207,9 @@ export const errorCodes = [
   "PROVIDER_CLOSED",
   "PROVIDER_FAILED",
   "ASK_NOT_PENDING",
-  "UNKNOWN_ASK"
+  "UNKNOWN_ASK",
+  "NOT_AUTHORIZED",
+  "ASK_CLAIMED"
 ] as const
 
 /** @since 0.1.0 */

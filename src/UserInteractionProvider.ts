@@ -8,21 +8,32 @@
 import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { Answerer } from "./Answerer.js"
 import type { AskOutcome } from "./AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import type { UserInteractionError } from "./UserInteractionError.js"
+
+/**
+ * What a provider's `ask` returns: the answer and, when the surface can say
+ * who gave it, `by`. The seam moves `by` into the ask's receipt, so callers
+ * of `ask` get `{ answers }` alone.
+ *
+ * @since 0.3.0
+ */
+export type ProviderAnswer = AskUserQuestionAnswer & { readonly by?: Answerer | undefined }
 
 /**
  * A UI surface that can put a request in front of a human. Its `ask` runs as
  * an interruptible child of the caller: interruption means "take the prompt
  * down", and its finalizers must do exactly that. `name` says which surface
  * it is (`"terminal"`, `"web"`, `"acp"`, `"mcp"`, `"durable"`, `"scripted"`),
- * for events and spans.
+ * for events and spans. An answer may carry `by` (who answered); a cancel
+ * or decline names who did it with `markAnswerer`.
  *
  * @since 0.1.0
  */
 export class UserInteractionProvider extends Context.Service<UserInteractionProvider, {
-  readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
+  readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<ProviderAnswer, UserInteractionError>
   readonly name?: string | undefined
 }>()("effect-user-interaction/UserInteractionProvider") {}
 
@@ -86,6 +97,33 @@ export const markSurface = <A extends object>(outcome: A, surface: string | unde
  */
 export const surfaceOf = (outcome: unknown): string | undefined =>
   typeof outcome === "object" && outcome !== null ? surfaces.get(outcome) : undefined
+
+const answerers = new WeakMap<object, Answerer>()
+
+/**
+ * Marks an answer or error (a cancel, a decline) as given by `by`, and
+ * returns it: how a surface names who settled an ask when the outcome has
+ * no `by` field of its own (an error), or passes on a member's answerer (a
+ * fan-out, whose checked answer is a new object).
+ *
+ * @since 0.3.0
+ */
+export const markAnswerer = <A extends object>(outcome: A, by: Answerer | undefined): A => {
+  if (by !== undefined) answerers.set(outcome, by)
+  return outcome
+}
+
+/**
+ * Who gave an answer or error: its `by` field, else what `markAnswerer`
+ * marked it with; undefined when the surface did not say.
+ *
+ * @since 0.3.0
+ */
+export const answererOf = (outcome: unknown): Answerer | undefined => {
+  if (typeof outcome !== "object" || outcome === null) return undefined
+  const by = (outcome as { readonly by?: unknown }).by
+  return by === undefined ? answerers.get(outcome) : by as Answerer
+}
 
 /**
  * Where and how an ask was settled when a surface's part of it is

@@ -10,21 +10,25 @@
  * @since 0.1.0
  */
 export * from "./AskUserQuestion.js"
+export * from "./Answerer.js"
 export * from "./AskValidation.js"
 export * from "./UserInteractionError.js"
 export * from "./AskEvent.js"
 export {
+  answererOf,
   AskInterruption,
   describeSurface,
   type InterruptionReason,
   interruptionReason,
+  markAnswerer,
   markSurface,
+  type ProviderAnswer,
   SettledElsewhere,
   settledElsewhere,
   surfaceOf,
   UserInteractionProvider
 } from "./UserInteractionProvider.js"
-export { UserInteraction, type UserInteractionOptions } from "./UserInteraction.js"
+export { type AnswerWithReceipt, UserInteraction, type UserInteractionOptions } from "./UserInteraction.js"
 export { ScriptedProvider } from "./ScriptedProvider.js"
 export {
   makeUserInteractionClient,
@@ -33,5 +37,14 @@ export {
 } from "./UserInteractionClient.js"
 export { AskUserQuestionArgs, decodeRequestJson } from "./AskUserQuestionArgs.js"
 export * from "./ElicitationForm.js"
-export { AskingAgent, AskUserQuestionHandlers, AskUserQuestionTool, AskUserQuestionToolkit, UserInteractionErrorJson } from "./AskUserQuestionTool.js"
+export {
+  AskingAgent,
+  askUserQuestionHandlers,
+  AskUserQuestionHandlers,
+  type AskUserQuestionHandlersOptions,
+  AskUserQuestionTool,
+  AskUserQuestionToolkit,
+  AskUserQuestionToolResult,
+  UserInteractionErrorJson
+} from "./AskUserQuestionTool.js"
 export { FanoutProvider } from "./FanoutProvider.js"

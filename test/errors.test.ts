@@ -16,7 +16,9 @@ const classes = [
   [UI.ProviderClosed, "ProviderClosed", "PROVIDER_CLOSED"],
   [UI.ProviderFailed, "ProviderFailed", "PROVIDER_FAILED"],
   [UI.AskNotPending, "AskNotPending", "ASK_NOT_PENDING"],
-  [UI.UnknownAsk, "UnknownAsk", "UNKNOWN_ASK"]
+  [UI.UnknownAsk, "UnknownAsk", "UNKNOWN_ASK"],
+  [UI.NotAuthorized, "NotAuthorized", "NOT_AUTHORIZED"],
+  [UI.AskClaimed, "AskClaimed", "ASK_CLAIMED"]
 ] as const
 
 describe("error classes", () => {

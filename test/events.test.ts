@@ -49,7 +49,7 @@ describe("UserInteraction.events", () => {
       yield* settle
       expect(shapes(seen)).toEqual([
         { _tag: "Asked", id: "ask-1", request: wire("ask-1") },
-        { _tag: "Settled", id: "ask-1", outcome: "answered", surface: "scripted", millis: 4000 }
+        { _tag: "Settled", id: "ask-1", outcome: "answered", surface: "scripted", by: { id: "scripted:test" }, millis: 4000 }
       ])
       const [asked, settled] = seen
       assert(asked?._tag === "Asked" && settled?._tag === "Settled")

@@ -54,7 +54,8 @@ describe("span per ask", () => {
         "ask.agent.id": "agent-7",
         "ask.questions": 1,
         "ask.outcome": "answered",
-        "ask.surface": "scripted"
+        "ask.surface": "scripted",
+        "ask.answerer": "scripted:test"
       })
       expect(Option.getOrUndefined(span!.parent)).toBe(parent)
       expect(span!.status._tag).toBe("Ended")

@@ -12,7 +12,7 @@ describe("examples", () => {
   it("otel.ts exports each ask as a UserInteraction.ask span through @effect/opentelemetry", () => {
     expect(run("examples/otel.ts")).toBe(
       "UserInteraction.ask (in deploy tool) " +
-        "{\"ask.id\":\"deploy-42\",\"ask.agent.id\":\"deployer\",\"ask.questions\":1,\"ask.outcome\":\"answered\",\"ask.surface\":\"scripted\"}\n" +
+        "{\"ask.id\":\"deploy-42\",\"ask.agent.id\":\"deployer\",\"ask.questions\":1,\"ask.outcome\":\"answered\",\"ask.surface\":\"scripted\",\"ask.answerer\":\"scripted:test\"}\n" +
         "deploy tool {}\n"
     )
   })

@@ -33,6 +33,10 @@ export const ExitCode = {
   notPending: 5,
   /** `answer`, `cancel`, `decline`, `status`: no durable ask has this id. */
   unknownAsk: 6,
+  /** `answer`, `cancel`, `decline`: the ask's `answerableBy` does not allow this answerer. */
+  notAuthorized: 7,
+  /** `answer`, `cancel`, `decline`: someone else holds a claim on the ask (`--force` breaks it). */
+  askClaimed: 8,
   /** Ctrl+C or SIGINT (128 + 2); other signals end with 128 + their number (see `signals.ts`). */
   interrupted: 130,
   /** stdout's reader has gone (EPIPE): 128 + SIGPIPE, as a shell reports a tool that SIGPIPE ended. */
@@ -50,7 +54,9 @@ const byCode: Record<string, ExitCode> = {
   ASK_TIMEOUT: ExitCode.timeout,
   ASK_ABORTED: ExitCode.interrupted,
   ASK_NOT_PENDING: ExitCode.notPending,
-  UNKNOWN_ASK: ExitCode.unknownAsk
+  UNKNOWN_ASK: ExitCode.unknownAsk,
+  NOT_AUTHORIZED: ExitCode.notAuthorized,
+  ASK_CLAIMED: ExitCode.askClaimed
 }
 
 /**

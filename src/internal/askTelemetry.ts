@@ -21,7 +21,8 @@ import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import type { AskedRequest, AskEvent, AskOutcome } from "../AskEvent.js"
+import type { Answerer, AskReceipt } from "../Answerer.js"
+import type { AskedRequest, AskEvent, AskOutcome, Settled } from "../AskEvent.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { type ErrorCode, HarnessError } from "../UserInteractionError.js"
 
@@ -181,6 +182,7 @@ const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome:
   if (Array.isArray(questions)) span.attribute("ask.questions", questions.length)
   span.attribute("ask.outcome", outcome)
   if (watch.surface !== undefined) span.attribute("ask.surface", watch.surface)
+  if (watch.by !== undefined) span.attribute("ask.answerer", watch.by.id)
   span.end(view.spanClock?.currentTimeNanosUnsafe() ?? 0n, exit)
 }
 
@@ -290,6 +292,10 @@ export class AskWatch {
   reachedAt: number | undefined
   /** The surface that settled the ask; undefined when the seam ended it. */
   surface: string | undefined
+  /** Who settled the ask, when its surface said. */
+  by: Answerer | undefined
+  /** Clock millis when the ask settled after reaching a provider; undefined before. */
+  settledAt: number | undefined
   #id: string | undefined
 
   constructor(
@@ -328,17 +334,32 @@ export class AskWatch {
     recordSpan(this, exit, outcome)
     askCounter(outcome).modifyUnsafe(1, fiber.context)
     if (this.reachedAt === undefined) return
-    const now = this.view.clock.currentTimeMillisUnsafe()
+    const now = this.settledAt = this.view.clock.currentTimeMillisUnsafe()
     const millis = now - this.reachedAt
     metrics.pending.modifyUnsafe(-1, fiber.context)
     metrics.answerMillis.updateUnsafe(millis, fiber.context)
     if (this.events.subscribers === 0) return
-    this.events.publish(
-      this.surface === undefined
-        ? { _tag: "Settled", id: this.id, outcome, millis, at: new Date(now) }
-        : { _tag: "Settled", id: this.id, outcome, surface: this.surface, millis, at: new Date(now) },
-      fiber
-    )
+    const event: { -readonly [K in keyof Settled]: Settled[K] } = { _tag: "Settled", id: this.id, outcome, millis, at: new Date(now) }
+    if (this.surface !== undefined) event.surface = this.surface
+    if (this.by !== undefined) event.by = this.by
+    this.events.publish(event, fiber)
+  }
+
+  /**
+   * The receipt of an ask this watch saw answered: call it once the ask has
+   * settled. `defaulted` when the answer was the recommended options taken
+   * on timeout, which nobody gave.
+   */
+  receipt(defaulted: boolean): AskReceipt {
+    const at = this.settledAt ?? this.view.clock.currentTimeMillisUnsafe()
+    // In the contract's order, for whoever prints it as JSON.
+    return {
+      ...(this.surface === undefined ? {} : { surface: this.surface }),
+      ...(this.by === undefined ? {} : { by: this.by }),
+      at: new Date(at),
+      millis: at - (this.reachedAt ?? at),
+      ...(defaulted ? { defaulted: true } : {})
+    }
   }
 }
 

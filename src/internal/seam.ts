@@ -18,13 +18,17 @@ import type * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import * as Schema from "effect/Schema"
+import { Answerer, type AskReceipt, isAnswerableBy } from "../Answerer.js"
 import type { AskEvent } from "../AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, decodeRequest } from "../AskValidation.js"
 import { isCheckedFor, isWellFormed } from "./wellFormed.js"
 import {
+  answererOf,
   AskInterruption,
   type InterruptionReason,
+  type ProviderAnswer,
   surfaceOf,
   type UserInteractionProvider
 } from "../UserInteractionProvider.js"
@@ -34,6 +38,7 @@ import {
   AskTimeout,
   DuplicateProvider,
   HarnessError,
+  InvalidAnswer,
   InvalidRequest,
   NoProvider,
   ProviderClosed,
@@ -42,7 +47,7 @@ import {
 } from "../UserInteractionError.js"
 
 type Provider = UserInteractionProvider["Service"]
-type ProviderFiber = Fiber.Fiber<AskUserQuestionAnswer, UserInteractionError>
+type ProviderFiber = Fiber.Fiber<ProviderAnswer, UserInteractionError>
 
 interface Registration {
   readonly provider: Provider
@@ -61,6 +66,9 @@ export interface SeamOptions {
 /** The service shape of `UserInteraction`. */
 export interface Seam {
   readonly ask: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
+  readonly askWithReceipt: (
+    request: AskUserQuestionRequest
+  ) => Effect.Effect<{ readonly answer: AskUserQuestionAnswer; readonly receipt: AskReceipt }, UserInteractionError>
   readonly register: (provider: Provider) => Effect.Effect<void, DuplicateProvider, Scope.Scope>
   readonly events: Stream.Stream<AskEvent>
   readonly subscribe: Effect.Effect<Stream.Stream<AskEvent>, never, Scope.Scope>
@@ -79,6 +87,20 @@ const because: { readonly [R in InterruptionReason]: Context.Context<never> } = 
 const abortedError = (signal: AbortSignal | undefined) =>
   new AskAborted({ message: "The ask was aborted by its signal.", cause: signal?.reason })
 const aborted = (signal: AbortSignal | undefined) => Effect.suspend(() => Effect.fail(abortedError(signal)))
+
+const isAnswerer = Schema.is(Answerer)
+
+/** Who settled an outcome, as its provider said; a `by` that is no answerer is the provider's bug. */
+const answererIn = (outcome: unknown): Result.Result<Answerer | undefined, InvalidAnswer> => {
+  const by = answererOf(outcome)
+  return by === undefined || isAnswerer(by)
+    ? Result.succeed(by)
+    : Result.fail(new InvalidAnswer({ message: "The provider named who answered with something that is no answerer (kind:value)." }))
+}
+
+/** Whether an outcome was the human's to give: an answer, a cancel or a decline. */
+const isHumanOutcome = (error: unknown): boolean =>
+  error instanceof HarnessError && (error._tag === "AskCancelled" || error._tag === "AskDeclined")
 
 const providerFailed = (cause: Cause.Cause<unknown>) =>
   new ProviderFailed({ message: `The provider failed: ${Cause.pretty(cause).split("\n")[0]}`, cause: Cause.squash(cause) })
@@ -119,6 +141,16 @@ export const makeSeam = (
       return Effect.onExitPrimitive(askWatched(pending), pending.settled.bind(pending))
     })
 
+  // The same ask; its watch, settled by then, also makes the receipt.
+  const askWithReceipt = (request: AskUserQuestionRequest) =>
+    Effect.withFiber((fiber) => {
+      const pending = new PendingAsk(slot, request, events, fiber, views)
+      return Effect.map(
+        Effect.onExitPrimitive(askWatched(pending), pending.settled.bind(pending)),
+        (answer) => ({ answer, receipt: pending.receipt((answer as { readonly defaulted?: unknown }).defaulted === true) })
+      )
+    })
+
   const askWatched = (pending: PendingAsk): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
     const request = pending.request
     let signal: unknown
@@ -157,7 +189,13 @@ export const makeSeam = (
   }
 
   return {
-    seam: { ask, register: (provider) => slot.register(provider), events: events.stream, subscribe: events.subscribe },
+    seam: {
+      ask,
+      askWithReceipt,
+      register: (provider) => slot.register(provider),
+      events: events.stream,
+      subscribe: events.subscribe
+    },
     // The events of asks this settles go out, then the end of every event stream.
     close: Effect.sync(() => {
       slot.close()
@@ -198,6 +236,13 @@ class Slot {
     this.closed = true
     for (const waiter of Array.from(this.successorWaiters)) waiter.wake(undefined)
   }
+}
+
+/** An answer as the caller gets it: a checked answer a provider returned with `by` loses it. */
+const withoutBy = (answer: ProviderAnswer): AskUserQuestionAnswer => {
+  if (!("by" in answer)) return answer
+  const { by: _by, ...rest } = answer
+  return rest
 }
 
 /**
@@ -267,7 +312,7 @@ class PendingAsk extends AskWatch implements EventListenerObject {
   }
 
   /** The child enrols itself before the provider's first step, so a registration closing meanwhile finds it. */
-  enrol(registration: Registration): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
+  enrol(registration: Registration): Effect.Effect<ProviderAnswer, UserInteractionError> {
     return Effect.withFiber((self) => {
       this.fiber = self as ProviderFiber
       registration.pending.add(this.fiber)
@@ -277,21 +322,49 @@ class PendingAsk extends AskWatch implements EventListenerObject {
 
   settle(
     registration: Registration,
-    exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>
+    exit: Exit.Exit<ProviderAnswer, UserInteractionError>
   ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
     if (this.aborted) return aborted(this.signal)
     const name = registration.provider.name
     if (Exit.isSuccess(exit)) {
-      this.surface = surfaceOf(exit.value) ?? name
-      const checked = isCheckedFor(exit.value, this.request) ? Result.succeed(exit.value) : checkAnswer(this.request, exit.value)
+      const value = exit.value
+      const by = answererIn(value)
+      if (Result.isFailure(by)) return Effect.fail(by.failure)
+      if (!isAnswerableBy(this.request.answerableBy, by.success)) return this.refuse(registration, by.success)
+      this.surface = surfaceOf(value) ?? name
+      this.by = by.success
+      const checked = isCheckedFor(value, this.request) ? Result.succeed(withoutBy(value)) : checkAnswer(this.request, value)
       return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(checked.failure)
     }
     const cause = exit.cause
     if (registration.closing && Cause.hasInterruptsOnly(cause)) return this.handOver(registration)
     const error = Cause.findErrorOption(cause)
+    if (error._tag === "Some" && isHumanOutcome(error.value)) {
+      const by = answererIn(error.value)
+      if (Result.isFailure(by)) return Effect.fail(by.failure)
+      if (!isAnswerableBy(this.request.answerableBy, by.success)) return this.refuse(registration, by.success)
+      this.by = by.success
+    }
     this.surface = (error._tag === "Some" ? surfaceOf(error.value) : undefined) ?? name
     if (error._tag === "Some" && error.value instanceof HarnessError) return Effect.fail(error.value)
     return Effect.fail(providerFailed(cause))
+  }
+
+  /**
+   * An answer, cancel or decline from someone the request's `answerableBy`
+   * does not allow: refused (a surface that knows who answers refuses them
+   * itself first, with `checkAnswerer`), and the ask stays pending, asked
+   * again on the provider, within the same timeout.
+   */
+  refuse(registration: Registration, by: Answerer | undefined): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> {
+    return Effect.logWarning(
+      `Refused a settlement of the ask "${this.id}" by ${by === undefined ? "an unknown answerer" : by.id}: ` +
+        "its answerableBy does not allow them; the ask stays pending."
+    ).pipe(
+      // A provider that answers again at once must not starve the other fibers.
+      Effect.andThen(Effect.yieldNow),
+      Effect.andThen(Effect.suspend(() => registration.closing ? this.handOver(registration) : this.run(registration)))
+    )
   }
 
   /** The provider closed under this ask: wait up to the hand-over window for a successor to ask again. */

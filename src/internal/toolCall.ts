@@ -26,6 +26,8 @@ import {
   ProviderFailed,
   AskNotPending,
   UnknownAsk,
+  NotAuthorized,
+  AskClaimed,
   type UserInteractionError
 } from "../UserInteractionError.js"
 
@@ -33,6 +35,8 @@ import {
 export interface ToolCallOptions {
   readonly signal?: AbortSignal | undefined
   readonly agent?: Agent | undefined
+  /** Who may answer the asks the tool makes: the harness's choice, never the model's. */
+  readonly answerableBy?: ReadonlyArray<string> | undefined
 }
 
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
@@ -57,7 +61,13 @@ export const requestFromToolArgs = (
     return Result.fail(new AskAborted({ message: "The ask was aborted by its signal." }))
   }
   const picked = pickQuestions(args)
-  const input = options.agent !== undefined && isRecord(picked) ? { ...picked, agent: options.agent } : picked
+  const input = !isRecord(picked) || (options.agent === undefined && options.answerableBy === undefined)
+    ? picked
+    : {
+      ...picked,
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
+      ...(options.answerableBy === undefined ? {} : { answerableBy: options.answerableBy })
+    }
   const decoded = decodeRequestJson(input)
   if (Result.isFailure(decoded)) return decoded
   const signal = options.signal
@@ -80,7 +90,9 @@ const classes: { readonly [Code in ErrorCode]: new(args?: ErrorArgs) => UserInte
   PROVIDER_CLOSED: ProviderClosed,
   PROVIDER_FAILED: ProviderFailed,
   ASK_NOT_PENDING: AskNotPending,
-  UNKNOWN_ASK: UnknownAsk
+  UNKNOWN_ASK: UnknownAsk,
+  NOT_AUTHORIZED: NotAuthorized,
+  ASK_CLAIMED: AskClaimed
 }
 
 /** The error class of `code`, rebuilt with the message the model was shown. */
