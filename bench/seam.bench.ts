@@ -79,6 +79,12 @@ const seam = await time(N, () =>
     for (let i = 0; i < N; i++) yield* ui.ask(request)
   }).pipe(Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant))))))
 
+// The same asks, each with its receipt (who answered, where, when): what the receipt adds.
+const receipted = await time(N, () =>
+  Effect.runPromise(Effect.gen(function*() {
+    for (let i = 0; i < N; i++) yield* UserInteraction.askWithReceipt(request)
+  }).pipe(Effect.provide(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, instant))))))
+
 // Watching off: Effect's tracer disabled and nobody subscribed to the events.
 const unwatchedRun = () =>
   Effect.runPromise(Effect.gen(function*() {
@@ -132,6 +138,12 @@ const watchRatio = medianOf(watchRounds.map((r) => r.watched.seconds / r.unwatch
 rows.push(["plain-Promise seam (baseline)", baseline.perSecond, baseline.micros, "1.00×"])
 rows.push(["provider.ask called directly", direct.perSecond, direct.micros, `${(direct.seconds / baseline.seconds).toFixed(2)}×`])
 rows.push(["UserInteraction.ask", seam.perSecond, seam.micros, `${(seam.seconds / baseline.seconds).toFixed(2)}×`])
+rows.push([
+  "UserInteraction.askWithReceipt",
+  receipted.perSecond,
+  receipted.micros,
+  `${(receipted.seconds / baseline.seconds).toFixed(2)}×`
+])
 printTable([`${N.toLocaleString("en")} sequential asks, instant provider`, "asks/s", "µs/ask", "time vs baseline"], rows)
 
 printTable([`watching the asks (medians of ${rounds} paired rounds)`, "asks/s", "µs/ask", "time vs unwatched", "target"], [
