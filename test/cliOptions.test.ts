@@ -18,6 +18,7 @@ import { parseExpires } from "../src/cli/durableCommands.js"
 import { describeFailure, exitCodeFor, exitCodeForCause } from "../src/cli/exitCodes.js"
 import { inapplicableFlag, type RootFlags } from "../src/cli/flagRules.js"
 import { parseTimeout } from "../src/cli/options.js"
+import { TerminalProvider } from "effect-user-interaction/terminal"
 import { CannotWrite } from "../src/cli/stdout.js"
 import { expiresInProblem, maxExpiresIn } from "../src/durable/expiry.js"
 import { pgDriverUrl, shownStoreUrl, storeUrlProblem } from "../src/durable/storeUrl.js"
@@ -100,7 +101,7 @@ describe("store URLs in messages", () => {
 })
 
 describe("ask-user flags that cannot apply", () => {
-  const booleans = ["web", "terminal", "durable"] as const
+  const booleans = ["web", "terminal", "durable", "plain"] as const
   const optionals = ["port", "host", "token", "answers", "timeout", "store", "askId", "expires"] as const
   const flagsOf = (given: ReadonlySet<string>): RootFlags => ({
     ...Object.fromEntries(booleans.map((name) => [name, given.has(name)])),
@@ -108,12 +109,12 @@ describe("ask-user flags that cannot apply", () => {
   }) as unknown as RootFlags
   const spelling = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
-  it("every combination of the eleven flags: refused exactly when one of them would do nothing, naming it", () => {
+  it("every combination of the twelve flags: refused exactly when one of them would do nothing, naming it", () => {
     const names: ReadonlyArray<string> = [...booleans, ...optionals]
     for (let mask = 0; mask < 1 << names.length; mask++) {
       const given = new Set(names.filter((_, i) => (mask & (1 << i)) !== 0))
       const has = (name: string) => given.has(name)
-      const idle = (has("durable") && ["web", "terminal", "answers", "timeout"].some(has)) ||
+      const idle = (has("durable") && ["web", "terminal", "answers", "timeout", "plain"].some(has)) ||
         (!has("durable") && ["store", "askId", "expires"].some(has)) ||
         (!has("web") && ["terminal", "port", "host", "token"].some(has))
       const message = inapplicableFlag(flagsOf(given))
@@ -128,6 +129,7 @@ describe("ask-user flags that cannot apply", () => {
     )
     expect(inapplicableFlag(flagsOf(new Set(["durable", "answers"])))).toContain("'ask-user answer ID FILE'")
     expect(inapplicableFlag(flagsOf(new Set(["durable", "timeout"])))).toContain("use --expires")
+    expect(inapplicableFlag(flagsOf(new Set(["durable", "plain"])))).toContain("'ask-user inbox --plain'")
     expect(inapplicableFlag(flagsOf(new Set(["port"])))).toBe("--port only applies with --web.")
     expect(inapplicableFlag(flagsOf(new Set(["askId"])))).toBe("--ask-id only applies with --durable.")
     // --answers answers instead of asking, before any surface (decision 055): --web beside it is allowed.
@@ -215,5 +217,17 @@ describe("--answers file forms", () => {
     expect(isAnswerJson({ answers: [] })).toBe(false)
     expect(isAnswerJson({ db: "SQLite" })).toBe(false)
     expect(isAnswerJson([{ id: "db" }])).toBe(false)
+  })
+})
+
+describe("the terminal's mode from the environment", () => {
+  it("plain with ASK_USER_PLAIN set (not 0) or TERM=dumb; menus otherwise", () => {
+    expect(TerminalProvider.modeFromEnvironment({})).toBe("menu")
+    expect(TerminalProvider.modeFromEnvironment({ TERM: "xterm-256color" })).toBe("menu")
+    expect(TerminalProvider.modeFromEnvironment({ TERM: "dumb" })).toBe("plain")
+    expect(TerminalProvider.modeFromEnvironment({ ASK_USER_PLAIN: "1" })).toBe("plain")
+    expect(TerminalProvider.modeFromEnvironment({ ASK_USER_PLAIN: "yes", TERM: "xterm" })).toBe("plain")
+    expect(TerminalProvider.modeFromEnvironment({ ASK_USER_PLAIN: "0" })).toBe("menu")
+    expect(TerminalProvider.modeFromEnvironment({ ASK_USER_PLAIN: "" })).toBe("menu")
   })
 })

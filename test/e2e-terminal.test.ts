@@ -445,4 +445,38 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     expect(rest).not.toMatch(unsafeChars)
     expect(result.title).not.toContain("evil")
   })
+
+  it("--plain, ASK_USER_PLAIN=1 and TERM=dumb: numbered lines on the TTY; the screen only ever grows downward", async () => {
+    for (const command of [`${askUser} --plain`, `ASK_USER_PLAIN=1 ${askUser}`, `TERM=dumb ${askUser}`]) {
+      const dir = tempDir()
+      const raw = `${dir}/raw`
+      const go = `${dir}/go`
+      const pane = open(`while [ ! -e ${go} ]; do sleep 0.05; done; ${command} ${files["notify.json"]}`)
+      tmux("pipe-pane", "-o", "-t", pane.name, `cat >> ${raw}`)
+      writeFileSync(go, "")
+      const lines = (text: string) => text.replace(/\n+$/, "").split("\n")
+      const frames = [lines(await pane.waitFor((text) => text.includes("  2. no"), "the numbered options"))]
+      // A number out of range: a hint, and the question stays above it.
+      pane.text("7")
+      pane.keys("Enter")
+      frames.push(lines(await pane.waitFor((text) => text.includes("There is no option 7"), "the hint")))
+      pane.text("1")
+      pane.keys("Enter")
+      const result = await pane.finished()
+      frames.push(lines(pane.history()).filter((line) => line !== "DONE"))
+      expect(result.status).toBe(0)
+      expect(JSON.parse(result.stdout)).toEqual({ answers: [{ id: "go", selected: ["yes"] }] })
+      // Every frame keeps the lines of the one before, unchanged: nothing was redrawn or erased.
+      for (let i = 1; i < frames.length; i++) {
+        const before = frames[i - 1]!.filter((line) => line.trim() !== "")
+        expect(frames[i]!.filter((line) => line.trim() !== "").slice(0, before.length)).toEqual(before)
+      }
+      // And no escape sequence reached the pty: no cursor movement, no colour, no erase.
+      // The pty turns each newline into CR LF; the program writes no CR of its own.
+      const written = readFileSync(raw, "utf8").replaceAll("\r\n", "\n")
+      expect(written).toContain("Deploy \\x1b[2J now; really?")
+      expect(written).not.toContain("\x1b")
+      expect(written).not.toMatch(unsafeChars)
+    }
+  })
 })

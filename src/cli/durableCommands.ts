@@ -122,6 +122,7 @@ const statusCommand = Command.make("status", { store, id }, (config) =>
 const inboxCommand = Command.make("inbox", {
   store,
   bell: Options.bell,
+  plain: Options.plain,
   ...webFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
   Command.validate(refuse(webOnlyFlag)),

@@ -23,6 +23,7 @@ export interface RootFlags extends WebFlags {
   readonly store: Option.Option<string>
   readonly askId: Option.Option<string>
   readonly expires: Option.Option<unknown>
+  readonly plain: boolean
 }
 
 /** The first of these optional flags that was given. */
@@ -56,6 +57,7 @@ export const inapplicableFlag = (flags: RootFlags): string | undefined => {
     if (Option.isSome(flags.answers)) {
       return "--answers does not apply with --durable: record the answer with 'ask-user answer ID FILE'."
     }
+    if (flags.plain) return "--plain does not apply with --durable: its asker only waits; use 'ask-user inbox --plain'."
     if (Option.isSome(flags.timeout)) {
       return "--timeout does not apply with --durable: use --expires, which holds even while no process runs."
     }

@@ -41,6 +41,7 @@ const askUser = Command.make("ask-user", {
   answers: Options.answers,
   bell: Options.bell,
   notify: Options.notify,
+  plain: Options.plain,
   // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.
   ...webFlags,
   // `--durable [--store URL] [--ask-id ID] [--expires 1h]`; `ask.ts` hands durable asks to `durable.ts`.

@@ -70,6 +70,20 @@ export const notify: Flag.Flag<"bell" | "desktop" | "none"> = Flag.Literals("not
 )
 
 /**
+ * `--plain`: ask in plain numbered lines on the terminal too (no cursor
+ * movement, redraw or colour), for screen readers; `ASK_USER_PLAIN=1` and
+ * `TERM=dumb` choose it as well.
+ *
+ * @since 0.3.0
+ */
+export const plain: Flag.Flag<boolean> = Flag.Boolean("plain").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription(
+    "Ask in numbered lines with no cursor movement, redraw or colour, for screen readers (also ASK_USER_PLAIN=1, TERM=dumb)."
+  )
+)
+
+/**
  * `--answers FILE`: answer from a file instead of asking a human (for CI and
  * evals). See `answersFile.ts` for the two forms.
  *

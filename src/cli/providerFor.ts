@@ -23,6 +23,8 @@ export interface ProviderFlags extends Partial<WebFlags> {
   readonly bell: boolean
   /** How the terminal announces a question (`--notify`; absent means the bell). */
   readonly notify?: "bell" | "desktop" | "none" | undefined
+  /** Plain numbered lines on the terminal (`--plain`; absent or false: as the environment says). */
+  readonly plain?: boolean | undefined
   /** Answer from this file instead of asking (`--answers`). */
   readonly answers: Option.Option<string>
   // `web`, `port`, `host`, `token` and `terminal` come from `WebFlags` (optional: only the root command has them).
@@ -53,7 +55,8 @@ export const providerFor = (
   const terminal = TerminalProvider.layer({
     bell: flags.bell,
     notify: flags.notify,
-    input: context.requestOnStdin ? "tty" : "stdin"
+    input: context.requestOnStdin ? "tty" : "stdin",
+    ...(flags.plain === true ? { mode: "plain" as const } : {})
   })
   if (flags.web === true) return webProviderFor(flags, terminal)
   return terminal

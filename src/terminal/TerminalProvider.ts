@@ -10,6 +10,10 @@
  * )
  * ```
  *
+ * Plain mode (`mode: "plain"`, or `ASK_USER_PLAIN=1`, or `TERM=dumb`) asks in
+ * numbered lines on the TTY too, with no cursor movement, redraw or colour,
+ * for screen readers and dumb terminals.
+ *
  * One question is on screen at a time: concurrent asks wait their turn in
  * order. Model-supplied text is shown inert (no escape sequence, control
  * character, BiDi override or invisible format character reaches the
@@ -82,6 +86,32 @@ export interface TerminalProviderLayerOptions extends TerminalProviderOptions {
    * at once when that stdin has ended too.
    */
   readonly input?: "stdin" | "tty" | undefined
+  /**
+   * `"menu"`: menus drawn with cursor movement (on a TTY). `"plain"`: the
+   * numbered line prompts of line mode, on the TTY too, with no cursor
+   * movement, redraw or colour: what a screen reader can follow. Default:
+   * `"plain"` when `ASK_USER_PLAIN` is set (and not `0`) or `TERM` is `dumb`,
+   * else `"menu"`.
+   */
+  readonly mode?: TerminalMode | undefined
+}
+
+/**
+ * How the terminal asks on a TTY: menus, or plain numbered lines.
+ *
+ * @since 0.3.0
+ */
+export type TerminalMode = "menu" | "plain"
+
+/**
+ * The mode the environment asks for: `"plain"` with `ASK_USER_PLAIN` set
+ * (and not `0`) or `TERM=dumb`, else `"menu"`.
+ *
+ * @since 0.3.0
+ */
+export const modeFromEnvironment = (env: NodeJS.ProcessEnv = process.env): TerminalMode => {
+  const plain = env["ASK_USER_PLAIN"]
+  return (plain !== undefined && plain !== "" && plain !== "0") || env["TERM"] === "dumb" ? "plain" : "menu"
 }
 
 /**
@@ -208,24 +238,27 @@ export const layerLines = (options: TerminalProviderLineOptions): Layer.Layer<Us
 /**
  * The terminal provider for this process: TTY mode when the chosen input is
  * a terminal (menus drawn on `/dev/tty`, never on stdout; stderr when
- * `/dev/tty` cannot be opened), else line mode on stdin with questions on
- * stderr. Closing the layer's scope takes any prompt down and restores the
- * terminal.
+ * `/dev/tty` cannot be opened; plain numbered lines there in plain mode),
+ * else line mode on stdin with questions on stderr. Closing the layer's
+ * scope takes any prompt down and restores the terminal.
  *
  * @since 0.1.0
  */
 export const layer = (options: TerminalProviderLayerOptions = {}): Layer.Layer<UserInteractionProvider> =>
   Layer.unwrap(Effect.gen(function*() {
+    const onTty = (options.mode ?? modeFromEnvironment()) === "plain"
+      ? (input: tty.ReadStream, output: TerminalOutput) => layerLines({ input, output })
+      : (input: tty.ReadStream, output: TerminalOutput) => ttyLayer(options, input, output)
     if (options.input === "tty") {
       const device = yield* openControllingTerminal
-      if (Option.isSome(device)) return ttyLayer(options, device.value.input, device.value.output)
+      if (Option.isSome(device)) return onTty(device.value.input, device.value.output)
       // Stdin carried the program's data to its end: printing a question there would wait on nothing.
       if (process.stdin.readableEnded) return noTerminal
     }
     const stdin = process.stdin
     if (!stdin.isTTY) return layerLines({ input: stdin, output: process.stderr })
     const output = Option.getOrElse(yield* openTerminalOutput, (): TerminalOutput => process.stderr)
-    return ttyLayer(options, stdin, output)
+    return onTty(stdin, output)
   }))
 
 /** Fails every ask at once: there is no controlling terminal, and stdin has ended. */
