@@ -33,5 +33,12 @@ export {
 } from "./UserInteractionClient.js"
 export { AskUserQuestionArgs, decodeRequestJson } from "./AskUserQuestionArgs.js"
 export * from "./ElicitationForm.js"
-export { AskingAgent, AskUserQuestionHandlers, AskUserQuestionTool, AskUserQuestionToolkit, UserInteractionErrorJson } from "./AskUserQuestionTool.js"
+export {
+  AskingAgent,
+  AskUserQuestionHandlers,
+  AskUserQuestionResultJson,
+  AskUserQuestionTool,
+  AskUserQuestionToolkit,
+  UserInteractionErrorJson
+} from "./AskUserQuestionTool.js"
 export { FanoutProvider } from "./FanoutProvider.js"
