@@ -3,10 +3,11 @@
  * of a secret question holds `secret` (an Effect `Redacted`), `selected: []`
  * and no `custom`; the model reads `{"id","secret":"received"}`; forms
  * (MCP, ACP) refuse a secret before anything is sent; a durable ask refuses
- * it; the caller's JSON holds the value.
+ * it; an answer from JSON (the web page's POST) may carry it as a string;
+ * the caller's JSON holds the value.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Result, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Redacted, Result, Schema, Stream } from "effect"
 import {
   type AskUserQuestionAnswer,
   AskUserQuestionHandlers,
@@ -22,10 +23,11 @@ import {
 } from "effect-user-interaction"
 import { AcpProvider } from "effect-user-interaction/acp"
 import { DurableInbox, DurableProvider, DurableStore } from "effect-user-interaction/durable"
-import { Schema } from "effect"
+import { WebProvider } from "effect-user-interaction/web"
 import { callerJson } from "../src/internal/secrets.js"
 import { inProcess as acpInProcess } from "./acpHarness.js"
 import { eras, inProcess as mcpInProcess } from "./support/mcpClient.js"
+import { openEvents, postJson } from "./support/webClient.js"
 
 const value = "hunter2-correct-horse"
 
@@ -152,6 +154,31 @@ describe("asking a secret question", () => {
     const plain = { answers: [{ id: "go", selected: ["no"] }] }
     expect(callerJson(plain)).toBe(plain)
   })
+})
+
+describe("an answer from JSON", () => {
+  it.live("the web page's POST may carry the secret as a string: the asker gets it Redacted, the event stream never", () =>
+    Effect.gen(function*() {
+      const token = "test-token"
+      const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer({ token })))
+      const web = Context.get(context, WebProvider)
+      const events = yield* Effect.promise(() => openEvents(web.port, token))
+      const fiber = yield* Effect.forkChild(UserInteraction.ask(request).pipe(Effect.provideContext(context)))
+      const asked = yield* Effect.promise(() => events.next((e) => e.event === "asked"))
+      const id = (asked.data as { readonly id: string }).id
+      const reply = yield* Effect.promise(() =>
+        postJson(web.port, `/api/questions/${id}/answer`, token, {
+          answers: [{ id: "user", selected: [] }, { id: "token", selected: [], secret: value }, { id: "go", selected: ["yes"] }]
+        })
+      )
+      expect(reply.status).toBe(200)
+      const answer = yield* Fiber.join(fiber)
+      expect(Redacted.value(tokenOf(answer)!.secret!)).toBe(value)
+      const resolved = yield* Effect.promise(() => events.next((e) => e.event === "resolved"))
+      expect(resolved.data).toEqual({ id, outcome: "answered" })
+      expect(JSON.stringify([asked, resolved])).not.toContain(value)
+      events.close()
+    }))
 })
 
 describe("forms refuse a secret", () => {
