@@ -6,7 +6,8 @@
  *
  * Run: `npm run build && node examples/tool-promise.ts`
  */
-import { makeUserInteractionClient } from "effect-user-interaction"
+import { Schema } from "effect"
+import { AskUserQuestionResultJson, makeUserInteractionClient } from "effect-user-interaction"
 
 const client = makeUserInteractionClient()
 
@@ -17,11 +18,14 @@ client.registerProvider({
   })
 })
 
+// What the model reads of an answer: a secret as "received", a defaulted answer with its note.
+const forTheModel = Schema.encodeSync(AskUserQuestionResultJson)
+
 /** A typical runner: tool results are text; failures keep `{ name, code, message }`. */
 const runTool = async (args: unknown, signal: AbortSignal) => {
   try {
     const answer = await client.executeAskUserQuestion(args, { signal, agent: { id: "session-1" } })
-    return { isError: false, text: JSON.stringify(answer) }
+    return { isError: false, text: JSON.stringify(forTheModel(answer)) }
   } catch (error) {
     const { code, message, name } = error as { name: string; code: string; message: string }
     return { isError: true, text: JSON.stringify({ name, code, message }) }

@@ -8,16 +8,28 @@
  */
 import * as Schema from "effect/Schema"
 import { AnswerablePattern } from "./Answerer.js"
+import { isPreviewSize, isQuestionConsistent, isRecommended as isRecommendedOption, isTimeoutText } from "./internal/requestRules.js"
 
 /**
  * One choice offered for a question. The label is shown to the human and is
- * what comes back to the model when chosen.
+ * what comes back to the model when chosen. `recommended` marks the option
+ * the asker recommends (a label ending " (Recommended)" counts too; at most
+ * one per single-select question): surfaces show it first or marked, forms
+ * send it as the default, and `onTimeout: "recommended"` takes it.
+ * `preview` (at most 8 KiB in UTF-8) is plain text or markdown shown beside
+ * the option by surfaces that can, always as text.
  *
  * @since 0.1.0
  */
 export const AskUserQuestionOption = Schema.Struct({
   label: Schema.NonEmptyString,
-  description: Schema.optionalKey(Schema.String)
+  description: Schema.optionalKey(Schema.String),
+  recommended: Schema.optionalKey(Schema.Boolean.annotate({
+    description: "The option you recommend (at most one unless several may be chosen): shown marked, and the default."
+  })),
+  preview: Schema.optionalKey(Schema.String.annotate({
+    description: "What choosing this option means, as plain text or markdown shown beside it (at most 8 KiB)."
+  }).check(isPreviewSize))
 }).annotate({ identifier: "AskUserQuestionOption" })
 
 /** @since 0.1.0 */
@@ -32,7 +44,10 @@ const QuestionText = Schema.String.check(
 
 /**
  * One question (its text not blank). Without `options` it is answered with
- * free text; with `multiSelect` several options may be chosen.
+ * free text; with `multiSelect` several options may be chosen. A `secret`
+ * question (optionless and not multi-select only) is answered with masked
+ * text that comes back as a `Redacted` value and never reaches the model,
+ * events, spans, logs or a store.
  *
  * @since 0.1.0
  */
@@ -41,8 +56,9 @@ export const AskUserQuestionItem = Schema.Struct({
   question: QuestionText,
   header: Schema.optionalKey(Schema.String),
   options: Schema.optionalKey(Schema.Array(AskUserQuestionOption)),
-  multiSelect: Schema.optionalKey(Schema.Boolean)
-}).annotate({ identifier: "AskUserQuestionItem" })
+  multiSelect: Schema.optionalKey(Schema.Boolean),
+  secret: Schema.optionalKey(Schema.Boolean)
+}).check(isQuestionConsistent).annotate({ identifier: "AskUserQuestionItem" })
 
 /** @since 0.1.0 */
 export type AskUserQuestionItem = typeof AskUserQuestionItem.Type
@@ -62,12 +78,35 @@ export const Agent = Schema.Struct({
 export type Agent = typeof Agent.Type
 
 /**
+ * What an ask does when its time runs out: `"fail"` (the default) fails it
+ * `ASK_TIMEOUT`; `"recommended"` answers each question that has a
+ * recommended option with it, skips the others, and marks the answer
+ * `defaulted: true`.
+ *
+ * @since 0.3.0
+ */
+export const OnTimeout = Schema.Literals(["fail", "recommended"])
+
+/** @since 0.3.0 */
+export type OnTimeout = typeof OnTimeout.Type
+
+/**
+ * How long one ask may wait, as a person writes it: `"30s"`, `"5m"`, `"1h"`,
+ * `"5 minutes"` (what `ask-user --timeout` takes).
+ *
+ * @since 0.3.0
+ */
+export const AskTimeoutText = Schema.String.check(isTimeoutText)
+
+/**
  * A batch of questions asked together. `signal` lets a Promise-world caller
  * abort the ask; it is never serialized. `id` is the ask's identity (at most
  * 200 characters): the durable provider joins a pending ask of the same id and
- * events report it; every other provider ignores it. `answerableBy` says who
- * may settle the ask (patterns over answerer ids, see `Answerer`); absent,
- * anyone who can reach a surface may.
+ * events report it; every other provider ignores it. `timeout` bounds this
+ * ask (the smaller of it and the seam's own applies) and `onTimeout` says
+ * what its end means. `answerableBy` says who may settle the ask (patterns
+ * over answerer ids, see `Answerer`); absent, anyone who can reach a surface
+ * may.
  *
  * @since 0.1.0
  */
@@ -76,6 +115,8 @@ export const AskUserQuestionRequest = Schema.Struct({
   agent: Schema.optionalKey(Agent),
   signal: Schema.optionalKey(Schema.instanceOf(AbortSignal, { expected: "AbortSignal" })),
   id: Schema.optionalKey(Schema.NonEmptyString.check(Schema.isMaxLength(200))),
+  timeout: Schema.optionalKey(AskTimeoutText),
+  onTimeout: Schema.optionalKey(OnTimeout),
   answerableBy: Schema.optionalKey(Schema.Array(AnswerablePattern))
 }).annotate({ identifier: "AskUserQuestionRequest" })
 
@@ -83,15 +124,27 @@ export const AskUserQuestionRequest = Schema.Struct({
 export type AskUserQuestionRequest = typeof AskUserQuestionRequest.Type
 
 /**
- * The answer to one question: chosen labels, or free text in `custom`.
- * `selected: []` without `custom` is an explicit skip.
+ * The answer to a secret question: the text, wrapped so that printing,
+ * logging, `String` and `JSON.stringify` show `<redacted>`. `Redacted.value`
+ * reads it; so does Schema's JSON codec, as for any `Redacted` (whoever
+ * encodes an answer with it holds the caller's answer).
+ *
+ * @since 0.3.0
+ */
+export const SecretAnswer = Schema.Redacted(Schema.String)
+
+/**
+ * The answer to one question: chosen labels, or free text in `custom`, or,
+ * for a secret question, its text in `secret` (with `selected: []`).
+ * `selected: []` without `custom` or `secret` is an explicit skip.
  *
  * @since 0.1.0
  */
 export const AskUserQuestionAnswerItem = Schema.Struct({
   id: Schema.String,
   selected: Schema.Array(Schema.String),
-  custom: Schema.optionalKey(Schema.String)
+  custom: Schema.optionalKey(Schema.String),
+  secret: Schema.optionalKey(SecretAnswer)
 }).annotate({ identifier: "AskUserQuestionAnswerItem" })
 
 /** @since 0.1.0 */
@@ -99,12 +152,25 @@ export type AskUserQuestionAnswerItem = typeof AskUserQuestionAnswerItem.Type
 
 /**
  * The answers to a request, one item per question, in question order.
+ * `defaulted: true` says nobody answered: the time ran out and, as the
+ * request's `onTimeout: "recommended"` asked, the recommended options were
+ * taken (the other questions skipped). It is never a person's consent.
  *
  * @since 0.1.0
  */
 export const AskUserQuestionAnswer = Schema.Struct({
-  answers: Schema.Array(AskUserQuestionAnswerItem)
+  answers: Schema.Array(AskUserQuestionAnswerItem),
+  defaulted: Schema.optionalKey(Schema.Literal(true))
 }).annotate({ identifier: "AskUserQuestionAnswer" })
 
 /** @since 0.1.0 */
 export type AskUserQuestionAnswer = typeof AskUserQuestionAnswer.Type
+
+/**
+ * True when an option is the one its question recommends: `recommended:
+ * true`, or a label ending " (Recommended)" (any case) when `recommended` is
+ * absent; an explicit `recommended: false` wins over the label.
+ *
+ * @since 0.3.0
+ */
+export const isRecommended: (option: AskUserQuestionOption) => boolean = isRecommendedOption

@@ -16,14 +16,16 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 import { Tool, Toolkit } from "effect/ai"
 import { type AskReceipt, answererTitle, isPersonAnswerer } from "./Answerer.js"
-import { type Agent, AskUserQuestionAnswer } from "./AskUserQuestion.js"
+import { type Agent, AskUserQuestionAnswer, type AskUserQuestionAnswerItem } from "./AskUserQuestion.js"
 import { AskUserQuestionArgs } from "./AskUserQuestionArgs.js"
 import { brief } from "./internal/brief.js"
+import { type ModelAnswerJson, modelJson, secretReceived } from "./internal/secrets.js"
 import { errorFromCode, requestFromToolArgs } from "./internal/toolCall.js"
 import { UserInteraction } from "./UserInteraction.js"
 import { errorCodes, isUserInteractionError } from "./UserInteractionError.js"
@@ -52,8 +54,13 @@ export const UserInteractionErrorJson = Schema.Struct({
   )
 )
 
+const ModelAnswerItemJson = Schema.Union([
+  Schema.Struct({ id: Schema.String, selected: Schema.Array(Schema.String), custom: Schema.optionalKey(Schema.String) }),
+  Schema.Struct({ id: Schema.String, secret: Schema.Literal(secretReceived) })
+])
+
 /**
- * What the model reads on success: the answer and, when a person known by
+ * What the tool's handler returns: the answer and, when a person known by
  * account answered, `answeredBy` (`"Ana Lima (terminal)"`).
  *
  * @since 0.3.0
@@ -66,21 +73,61 @@ export const AskUserQuestionToolResult = Schema.Struct({
 /** @since 0.3.0 */
 export type AskUserQuestionToolResult = typeof AskUserQuestionToolResult.Type
 
+/**
+ * The answer as the model reads it: the `AskUserQuestionAnswer` JSON, except
+ * that a secret question's item is `{ "id", "secret": "received" }` (the
+ * value never reaches the model), a defaulted answer carries, beside
+ * `"defaulted": true`, a `note` saying the human did not answer and the
+ * recommended options were taken, and `answeredBy` names a person known by
+ * account who answered. Decoding what a model was shown gives the answer
+ * back with each secret as `Redacted("received")`: the value itself never
+ * left.
+ *
+ * @since 0.3.0
+ */
+export const AskUserQuestionResultJson = Schema.Struct({
+  answers: Schema.Array(ModelAnswerItemJson),
+  defaulted: Schema.optionalKey(Schema.Literal(true)),
+  note: Schema.optionalKey(Schema.String),
+  answeredBy: Schema.optionalKey(Schema.String)
+}).pipe(
+  Schema.decodeTo(
+    AskUserQuestionToolResult,
+    SchemaTransformation.transform<AskUserQuestionToolResult, ModelAnswerJson & { readonly answeredBy?: string }>({
+      decode: ({ answeredBy, answers, defaulted }) => {
+        const items = answers.map((item): AskUserQuestionAnswerItem =>
+          "secret" in item ? { id: item.id, selected: [], secret: Redacted.make<string>(item.secret) } : item
+        )
+        return {
+          answers: items,
+          ...(defaulted === true ? { defaulted } : {}),
+          ...(answeredBy === undefined ? {} : { answeredBy })
+        }
+      },
+      encode: (result) => result.answeredBy === undefined ? modelJson(result) : { ...modelJson(result), answeredBy: result.answeredBy }
+    })
+  )
+)
+
 const description = [
   "Ask the human user one or more questions and wait for the answers.",
   "Ask only when you cannot proceed safely without them (a decision that is theirs to make, a preference,",
   "information you cannot find yourself); otherwise carry on.",
   "Keep each question short and self-contained, batch related questions in one call,",
   "and give each question a stable snake_case id.",
-  "Prefer options to free text. Put the option you recommend first and append \" (Recommended)\" to its label.",
+  "Prefer options to free text. Put the option you recommend first and mark it with recommended: true",
+  "(or append \" (Recommended)\" to its label); a preview (plain text or markdown) may show what an option means.",
   "Never add an \"Other\" option: the user can always type their own answer instead.",
-  "Set multi_select when several options may be chosen.",
+  "Set multi_select when several options may be chosen. Set secret on a question without options to ask for a",
+  "password or token you must not see: you get \"received\", never the text.",
   "The result is {\"answers\":[{\"id\",\"selected\",\"custom\"?}]}, one item per question in question order:",
   "selected holds the chosen labels, custom the user's own text, and selected [] without custom means the",
   "user skipped that question. When a person known by account answered, the result also has answeredBy",
   "(their name and where they answered).",
+  "With timeout (\"5m\") and on_timeout \"recommended\", a user who does not answer in time gets the recommended",
+  "options taken for them: the result then has \"defaulted\": true and a note; that is not their consent.",
   "A failure is {\"name\":\"UserInteractionError\",\"code\",\"message\"}; after ASK_CANCELLED or ASK_DECLINED",
-  "do not ask the same thing again."
+  "do not ask the same thing again; ASK_TIMEOUT means nobody answered and nothing was agreed to."
 ].join(" ")
 
 /**
@@ -95,7 +142,7 @@ const description = [
 export const AskUserQuestionTool = Tool.dynamic("ask_user_question", {
   description,
   parameters: Tool.getJsonSchemaFromSchema(AskUserQuestionArgs),
-  success: AskUserQuestionToolResult,
+  success: AskUserQuestionResultJson,
   failure: UserInteractionErrorJson,
   failureMode: "return"
 }).annotateMerge(

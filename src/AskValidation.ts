@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
@@ -16,7 +17,9 @@ import {
   AskUserQuestionRequest
 } from "./AskUserQuestion.js"
 import { type Answerer, answererTitle, isAnswerableBy } from "./Answerer.js"
+import { recommendedAnswer } from "./internal/onTimeout.js"
 import { firstError, formatIssue, invalidRequestFrom } from "./internal/schemaPath.js"
+import { wrapSecrets } from "./internal/secrets.js"
 import { EmptyQuestions, InvalidAnswer, InvalidRequest, NotAuthorized } from "./UserInteractionError.js"
 
 // Every ask decodes a request and an answer: Effect's schema JIT turns these two into plain
@@ -102,8 +105,14 @@ const unknownId = (
 
 /**
  * Holds an answer to the answer rules of its request and returns it
- * normalized: one item per question, in question order, blank `custom`
- * dropped. Anything else is `InvalidAnswer` saying which rule broke.
+ * normalized: one item per question, in question order, blank `custom` and
+ * empty `secret` dropped. A secret question's answer comes out as `secret`
+ * only (given as a `Redacted`, or as a plain string from JSON, or as
+ * `custom` text from a provider that knows nothing of secrets: each is
+ * wrapped); `secret` on any other question breaks the rules. A `defaulted`
+ * answer must be exactly the request's recommended options.
+ * Anything else is `InvalidAnswer` saying which rule broke (never quoting a
+ * secret).
  *
  * @since 0.1.0
  */
@@ -111,7 +120,7 @@ export const checkAnswer = (
   request: AskUserQuestionRequest,
   answer: unknown
 ): Result.Result<AskUserQuestionAnswer, InvalidAnswer> => {
-  const exit = decodeAnswerExit(answer)
+  const exit = decodeAnswerExit(wrapSecrets(answer))
   if (Exit.isFailure(exit)) {
     const error = firstError(exit)
     return Result.fail(new InvalidAnswer({
@@ -134,8 +143,18 @@ export const checkAnswer = (
       const unknown = unknownId(questions, byId)
       return broken(unknown === undefined ? `the question "${question.id}" has no answer` : `"${unknown}" is not a question of the request`)
     }
-    const custom = isBlank(item.custom) ? undefined : item.custom
+    let custom = isBlank(item.custom) ? undefined : item.custom
     const selected = item.selected
+    let secret = item.secret === undefined || Redacted.value(item.secret) === "" ? undefined : item.secret
+    if (question.secret === true) {
+      if (custom !== undefined && secret !== undefined) return broken(`"${question.id}" has both a secret and custom text`)
+      // Text a provider gave as custom (one that knows nothing of secrets) is the secret: it must
+      // not reach the model as words.
+      if (custom !== undefined) secret = Redacted.make(custom)
+      custom = undefined
+    } else if (item.secret !== undefined) {
+      return broken(`"${question.id}" is not a secret question, but its answer holds a secret`)
+    }
     if (custom !== undefined && selected.length > 0) {
       return broken(`"${question.id}" has both custom text and selected options`)
     }
@@ -151,9 +170,28 @@ export const checkAnswer = (
         seen.add(label)
       }
     }
-    answers.push(custom === undefined ? { id: item.id, selected } : { id: item.id, selected, custom })
+    answers.push(
+      secret !== undefined
+        ? { id: item.id, selected, secret }
+        : custom === undefined
+        ? { id: item.id, selected }
+        : { id: item.id, selected, custom }
+    )
   }
-  return Result.succeed({ answers })
+  if (exit.value.defaulted !== true) return Result.succeed({ answers })
+  return isRecommendedAnswer(request, answers)
+    ? Result.succeed({ answers, defaulted: true })
+    : broken("a defaulted answer must take the recommended options and skip every other question")
+}
+
+/** Whether `answers` (normalized, in question order) are what a timeout takes: the recommended options. */
+const isRecommendedAnswer = (request: AskUserQuestionRequest, answers: ReadonlyArray<AskUserQuestionAnswerItem>): boolean => {
+  const expected = recommendedAnswer(request).answers
+  return answers.every((item, i) =>
+    item.custom === undefined && item.secret === undefined &&
+    item.selected.length === expected[i]!.selected.length &&
+    item.selected.every((label) => expected[i]!.selected.includes(label))
+  )
 }
 
 /**

@@ -7,15 +7,22 @@
  * primitive properties, with titled single-select (`oneOf`) and titled
  * multi-select (`items.anyOf`) enums. For question n (1-based) the form has a
  * property `question_<n>` and, when the question has options, an optional
- * free-text property `question_<n>_custom` ("Other"). Pure functions, no SDK
- * imports: the shapes below are structurally assignable to both SDKs' types.
+ * free-text property `question_<n>_custom` ("Other"). A recommended option
+ * is its field's `default`; an option's preview is appended to its
+ * description, cut to 500 characters. A secret question has no place in a
+ * form (the client shows and keeps what is typed there): `formRefusal` says
+ * so before anything is sent, and `toElicitationForm` refuses it. Pure
+ * functions, no SDK imports: the shapes below are structurally assignable to
+ * both SDKs' types.
  *
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import type { AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "./AskUserQuestion.js"
+import { type AskUserQuestionOption, isRecommended } from "./AskUserQuestion.js"
 import { checkAnswer } from "./AskValidation.js"
-import { InvalidAnswer } from "./UserInteractionError.js"
+import { formRefusal as secretRefusal } from "./internal/secrets.js"
+import { InvalidAnswer, type ProviderFailed } from "./UserInteractionError.js"
 
 /**
  * One titled choice of a select property: `const` is the option's label (what
@@ -51,6 +58,8 @@ export interface ElicitationSingleSelectProperty {
   readonly title: string
   readonly description?: string
   readonly oneOf: Array<ElicitationOption>
+  /** The recommended option's label (since 0.3.0). */
+  readonly default?: string
 }
 
 /**
@@ -63,6 +72,8 @@ export interface ElicitationMultiSelectProperty {
   readonly title: string
   readonly description?: string
   readonly items: { readonly anyOf: Array<ElicitationOption> }
+  /** The recommended options' labels (since 0.3.0). */
+  readonly default?: Array<string>
 }
 
 /**
@@ -121,8 +132,36 @@ const nonBlank = (text: string | undefined): text is string => text !== undefine
 const withDescription = <A extends object>(value: A, description: string | undefined): A & { description?: string } =>
   nonBlank(description) ? { ...value, description } : value
 
-const option = (o: { readonly label: string; readonly description?: string }): ElicitationOption =>
-  withDescription({ const: o.label, title: o.label }, o.description)
+/** How much of a preview a form shows. */
+export const maxPreviewInForm = 500
+
+/** `preview` cut to `maxPreviewInForm` characters, an ellipsis marking the cut, never half a surrogate pair. */
+const previewInForm = (preview: string): string => {
+  if (preview.length <= maxPreviewInForm) return preview
+  const cut = preview.slice(0, maxPreviewInForm - 1)
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`
+}
+
+/** An option's description as a form shows it: its description, then its preview (cut), a blank line between. */
+const optionDescription = (o: AskUserQuestionOption): string | undefined => {
+  const preview = nonBlank(o.preview) ? previewInForm(o.preview) : undefined
+  if (preview === undefined) return o.description
+  return nonBlank(o.description) ? `${o.description}\n\n${preview}` : preview
+}
+
+const option = (o: AskUserQuestionOption): ElicitationOption =>
+  withDescription({ const: o.label, title: o.label }, optionDescription(o))
+
+/**
+ * Why `request` cannot be asked through a form on `surface` (`"MCP"`,
+ * `"ACP"`): it has a secret question, which only a secret page (URL-mode
+ * elicitation) may take. A provider checks this before anything is sent and
+ * fails with it (`PROVIDER_FAILED`); undefined when the request fits a form.
+ *
+ * @since 0.3.0
+ */
+export const formRefusal = (request: AskUserQuestionRequest, surface: string): ProviderFailed | undefined =>
+  secretRefusal(request, surface)
 
 const messageOf = (request: AskUserQuestionRequest): string => {
   const who = nonBlank(request.agent?.name) ? request.agent.name : undefined
@@ -138,11 +177,18 @@ const messageOf = (request: AskUserQuestionRequest): string => {
  * `items.anyOf`; optionless: a required string) and `question_<n>_custom`
  * for questions with options. The message lists the questions, numbered, with
  * their headers; each property's title is its question and its description
- * the header.
+ * the header. A recommended option is the property's `default` (a
+ * multi-select's: every recommended label); an option's preview follows its
+ * description, cut to 500 characters.
+ *
+ * Throws the `ProviderFailed` of `formRefusal` for a request with a secret
+ * question: check `formRefusal` first.
  *
  * @since 0.1.0
  */
 export const toElicitationForm = (request: AskUserQuestionRequest): ElicitationForm => {
+  const refused = formRefusal(request, "a form")
+  if (refused !== undefined) throw refused
   const properties: Record<string, ElicitationProperty> = {}
   const required: Array<string> = []
   request.questions.forEach((question, index) => {
@@ -154,9 +200,15 @@ export const toElicitationForm = (request: AskUserQuestionRequest): ElicitationF
       return
     }
     const options = question.options.map(option)
+    const recommended = question.options.filter(isRecommended).map((o) => o.label)
+    const [first] = recommended
     properties[questionField(n)] = question.multiSelect === true
-      ? { type: "array", ...base, items: { anyOf: options } }
-      : { type: "string", ...base, oneOf: options }
+      ? recommended.length === 0
+        ? { type: "array", ...base, items: { anyOf: options } }
+        : { type: "array", ...base, items: { anyOf: options }, default: recommended }
+      : first === undefined
+      ? { type: "string", ...base, oneOf: options }
+      : { type: "string", ...base, oneOf: options, default: first }
     properties[customField(n)] = {
       type: "string",
       title: "Other",

@@ -27,9 +27,10 @@ import type { DuplicateProvider, UserInteractionError } from "./UserInteractionE
 /**
  * Options of `UserInteraction.layerConfig`: `timeout` bounds the whole
  * provider phase of each ask (hand-over waits included; absent, zero or
- * negative: no timeout); `handover` is how long pending asks of a closed
- * provider wait for a successor (default 0: they fail `ProviderClosed` at
- * once).
+ * negative: no timeout; a request's own `timeout` applies when it is the
+ * smaller, and its `onTimeout` says what the end means); `handover` is how
+ * long pending asks of a closed provider wait for a successor (default 0:
+ * they fail `ProviderClosed` at once).
  *
  * @since 0.1.0
  */

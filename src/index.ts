@@ -42,9 +42,9 @@ export {
   askUserQuestionHandlers,
   AskUserQuestionHandlers,
   type AskUserQuestionHandlersOptions,
+  AskUserQuestionResultJson,
   AskUserQuestionTool,
   AskUserQuestionToolkit,
-  AskUserQuestionToolResult,
   UserInteractionErrorJson
 } from "./AskUserQuestionTool.js"
 export { FanoutProvider } from "./FanoutProvider.js"

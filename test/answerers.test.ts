@@ -157,6 +157,35 @@ describe("answerableBy on the live seam", () => {
       Layer.succeed(UserInteractionProvider, { name: "web", ask: () => Effect.as(Effect.sleep("10 millis"), { ...singleAnswer, by: ana }) })
     )))))
 
+  it.effect("a defaulted answer (the recommended options, taken when time ran out) is nobody's: no answerer is asked of it", () => {
+    const recommended: AskUserQuestionRequest = {
+      questions: [{ id: "go", question: "Deploy now?", options: [{ label: "yes", recommended: true }, { label: "no" }] }],
+      answerableBy: ["os:ana@*"]
+    }
+    const provider = turnsOf([() => Effect.succeed({ answers: [{ id: "go", selected: ["yes"] }], defaulted: true as const })])
+    return Effect.gen(function*() {
+      const { answer, receipt } = yield* UserInteraction.askWithReceipt(recommended)
+      expect(answer).toEqual({ answers: [{ id: "go", selected: ["yes"] }], defaulted: true })
+      expect(receipt.defaulted).toBe(true)
+      expect(receipt.by).toBeUndefined()
+      expect(provider.asked()).toBe(1)
+    }).pipe(Effect.provide(UserInteraction.layerWith(provider.layer)))
+  })
+
+  it.effect("the seam's own timeout with onTimeout recommended answers with a receipt that has no by", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(UserInteraction.askWithReceipt({
+        questions: [{ id: "go", question: "Deploy now?", options: [{ label: "yes", recommended: true }, { label: "no" }] }],
+        answerableBy: ["os:ana@*"],
+        timeout: "1m",
+        onTimeout: "recommended"
+      }))
+      yield* TestClock.adjust("1 minute")
+      const { answer, receipt } = yield* Fiber.join(fiber)
+      expect(answer.defaulted).toBe(true)
+      expect(receipt).toEqual({ at: new Date(60_000), millis: 60_000, defaulted: true })
+    }).pipe(Effect.provide(UserInteraction.layerWith(turnsOf([() => Effect.never]).layer))))
+
   it.effect("a provider naming who answered with no answerer id fails INVALID_ANSWER", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(UserInteraction.ask(single))

@@ -9,7 +9,7 @@ import {
   toElicitationContent,
   toElicitationForm
 } from "effect-user-interaction"
-import { requests, requestsWithAnswers } from "./support/arbitraries.js"
+import { formRequests, formRequestsWithAnswers } from "./support/arbitraries.js"
 import { batch, batchAnswer } from "./support/requests.js"
 
 const success = <A, E>(r: Result.Result<A, E>): A => {
@@ -35,7 +35,9 @@ describe("toElicitationForm", () => {
           oneOf: [
             { const: "Postgres (Recommended)", title: "Postgres (Recommended)", description: "Relational" },
             { const: "SQLite", title: "SQLite" }
-          ]
+          ],
+          // Second edition: a label ending " (Recommended)" is the recommended option, the field's default.
+          default: "Postgres (Recommended)"
         },
         question_1_custom: { type: "string", title: "Other", description: expect.stringContaining("question 1") },
         question_2: {
@@ -67,7 +69,7 @@ describe("toElicitationForm", () => {
     expect(acpParams.message).toBe(form.message)
   })
 
-  it.prop("has exactly the fields the questions call for", [requests], ([request]) => {
+  it.prop("has exactly the fields the questions call for", [formRequests], ([request]) => {
     const { properties, required } = toElicitationForm(request).requestedSchema
     const expected = request.questions.flatMap((q, i) =>
       q.options !== undefined && q.options.length > 0 ? [`question_${i + 1}`, `question_${i + 1}_custom`] : [`question_${i + 1}`]
@@ -157,7 +159,7 @@ describe("fromElicitationContent", () => {
     expect(failure(fromElicitationContent(request, { question_1: "x,y" }))._tag).toBe("InvalidAnswer")
   })
 
-  it.prop("round-trips any valid answer through the form's content", [requestsWithAnswers], ([{ request, answer }]) => {
+  it.prop("round-trips any valid answer through the form's content", [formRequestsWithAnswers], ([{ request, answer }]) => {
     const expected = success(checkAnswer(request, answer))
     const content = toElicitationContent(request, answer)
     expect(success(fromElicitationContent(request, content))).toEqual(expected)

@@ -8,19 +8,8 @@ import { Effect, Exit, Fiber, Metric, Option, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { AskCancelled, ScriptedProvider, UserInteraction } from "effect-user-interaction"
 import { single, singleAnswer } from "./support/requests.js"
+import { memoryTracer } from "./support/tracer.js"
 
-/** A tracer that keeps every span it makes. */
-const memoryTracer = () => {
-  const spans: Array<Tracer.NativeSpan> = []
-  const tracer = Tracer.make({
-    span: (options) => {
-      const span = new Tracer.NativeSpan(options)
-      spans.push(span)
-      return span
-    }
-  })
-  return { spans, tracer }
-}
 
 const byName = (spans: ReadonlyArray<Tracer.NativeSpan>, name: string) => spans.filter((span) => span.name === name)
 

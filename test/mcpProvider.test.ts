@@ -213,11 +213,12 @@ describe("ask_user_question over MCP (in process)", () => {
 })
 
 // Random valid requests: schema-generated, then made to pass the request checks
-// (unique question ids, unique labels within a question, no blank question text).
+// (unique question ids, unique labels within a question, no blank question text), without
+// secret questions, which no form may carry (they fail before anything is sent: tested above).
 const requests: Arbitrary.Arbitrary<AskUserQuestionRequest> = Arbitrary.schema(Schema.Struct({
   questions: Schema.NonEmptyArray(AskUserQuestionItem)
 })).pipe(Arbitrary.map((raw): AskUserQuestionRequest => ({
-  questions: raw.questions.map((q, i) => {
+  questions: raw.questions.map(({ secret: _secret, ...q }, i) => {
     const question = { ...q, id: `${q.id}#${i}`, question: q.question.trim() === "" ? `${q.question}?` : q.question }
     if (q.options === undefined) return question
     const seen = new Set<string>()

@@ -130,9 +130,17 @@ describe("AskUserQuestionTool: what the model is shown", () => {
       readonly properties: { readonly questions: { readonly items: { readonly properties: object } } }
       readonly $defs: { readonly AskUserQuestionOption: { readonly properties: object } }
     }
-    expect(Object.keys(json.properties)).toEqual(["questions"])
-    expect(Object.keys(json.properties.questions.items.properties)).toEqual(["id", "question", "header", "options", "multi_select"])
-    expect(Object.keys(json.$defs.AskUserQuestionOption.properties)).toEqual(["label", "description"])
+    // Second edition: recommended, preview, secret, timeout and on_timeout; never answerableBy, agent or signal.
+    expect(Object.keys(json.properties)).toEqual(["questions", "timeout", "on_timeout"])
+    expect(Object.keys(json.properties.questions.items.properties)).toEqual([
+      "id",
+      "question",
+      "header",
+      "options",
+      "multi_select",
+      "secret"
+    ])
+    expect(Object.keys(json.$defs.AskUserQuestionOption.properties)).toEqual(["label", "description", "recommended", "preview"])
   })
 
   it("tells the model when and how to ask", () => {

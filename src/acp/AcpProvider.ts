@@ -18,8 +18,9 @@
  * around the ask (it also carries the `toolCallId`), else the request's
  * `agent.id` as the `sessionId`. Without either the ask fails
  * `ProviderFailed` and nothing is sent; when the client did not advertise
- * `clientCapabilities.elicitation.form` it fails `ProviderFailed` with no
- * form sent, shown in its session as a tool call that failed.
+ * `clientCapabilities.elicitation.form`, or a question is secret (which
+ * needs a secret page, not a form), it fails `ProviderFailed` with no form
+ * sent, shown in its session as a tool call that failed.
  *
  * @since 0.1.0
  */
@@ -31,6 +32,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { formRefusal } from "../ElicitationForm.js"
 import {
   elicitationParams,
   outcomeOf,
@@ -140,6 +142,8 @@ export class AcpProvider extends Context.Service<AcpProvider, {
       let closed = false
       let toolCalls = 0
       const supportsForm = options.clientCapabilities?.elicitation?.form != null
+      const withoutForm = () =>
+        new ProviderFailed({ message: "The ACP client does not support form elicitation (clientCapabilities.elicitation.form)." })
       // Each session's pending elicitations, for `cancelSession`.
       const pending = new Map<string, Set<PendingForm>>()
       const formsOf = (sessionId: string) => {
@@ -177,12 +181,12 @@ export class AcpProvider extends Context.Service<AcpProvider, {
         )
       }
 
-      /** A client without forms still sees the ask in its session: a tool call that failed, saying why. */
-      const refuseWithoutForm = (request: AskUserQuestionRequest, scope: SessionScope | undefined, own: boolean) =>
+      /**
+       * An ask no form can carry (the client has no forms, or a question is secret) still shows in
+       * its session: a tool call that failed, saying why. No form is sent.
+       */
+      const refuse = (request: AskUserQuestionRequest, scope: SessionScope | undefined, own: boolean, error: ProviderFailed) =>
         Effect.suspend(() => {
-          const error = new ProviderFailed({
-            message: "The ACP client does not support form elicitation (clientCapabilities.elicitation.form)."
-          })
           if (scope !== undefined && own) {
             update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
             update(scope.sessionId, toolCallFinished(scope.toolCallId, { error }))
@@ -199,7 +203,9 @@ export class AcpProvider extends Context.Service<AcpProvider, {
           const scope = sessionId === undefined || sessionId === ""
             ? undefined
             : { sessionId, toolCallId: callerToolCall ?? `ask_user_question_${++toolCalls}` }
-          if (!supportsForm) return refuseWithoutForm(request, scope, own)
+          if (!supportsForm) return refuse(request, scope, own, withoutForm())
+          const refused = formRefusal(request, "ACP")
+          if (refused !== undefined) return refuse(request, scope, own, refused)
           if (scope === undefined) {
             return Effect.fail(
               new ProviderFailed({

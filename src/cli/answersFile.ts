@@ -11,9 +11,11 @@
  *   "extras": null }                     // skip the question
  * ```
  *
- * A string equal to one of the question's option labels selects it; any other
- * string is free text (`custom`). `{ "selected": [...], "custom": "..." }` is
- * passed through as written. A question the file does not mention fails the ask
+ * A string equal to one of the question's option labels selects it (ignoring
+ * case when exactly one label matches that way); any other string is free
+ * text (`custom`, "Other"), and for a secret question it is the secret.
+ * `{ "selected": [...], "custom": "...", "secret": "..." }` is passed through
+ * as written. A question the file does not mention fails the ask
  * (`PROVIDER_FAILED`), so a stale answers file is noticed; a key that is
  * not a question of the request breaks the answer rules (`INVALID_ANSWER`),
  * as an unknown id in the answer JSON does. A key `answers`
@@ -24,10 +26,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { AskUserQuestionAnswer, type AskUserQuestionAnswerItem, type AskUserQuestionItem } from "../AskUserQuestion.js"
 import { firstError, formatIssue } from "../internal/schemaPath.js"
+import { wrapSecrets } from "../internal/secrets.js"
 import { ScriptedProvider } from "../ScriptedProvider.js"
 import { InvalidRequest, ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
@@ -42,7 +46,11 @@ import { parseJsonText } from "./jsonText.js"
 export const ScriptedAnswer = Schema.Union([
   Schema.String,
   Schema.Array(Schema.String),
-  Schema.Struct({ selected: Schema.optionalKey(Schema.Array(Schema.String)), custom: Schema.optionalKey(Schema.String) }),
+  Schema.Struct({
+    selected: Schema.optionalKey(Schema.Array(Schema.String)),
+    custom: Schema.optionalKey(Schema.String),
+    secret: Schema.optionalKey(Schema.String)
+  }),
   Schema.Null
 ])
 
@@ -60,23 +68,55 @@ export const AnswersFile = Schema.Record(Schema.String, ScriptedAnswer)
 export type AnswersFile = typeof AnswersFile.Type
 
 /**
- * The answer item a scripted answer gives to a question.
+ * The option label `text` names: the label it equals, else the one label it
+ * equals ignoring case; undefined when none does, or several do.
+ *
+ * @since 0.3.0
+ */
+export const labelNamed = (question: AskUserQuestionItem, text: string): string | undefined => {
+  const labels = question.options?.map((option) => option.label) ?? []
+  if (labels.includes(text)) return text
+  const lower = text.toLowerCase()
+  const matches = labels.filter((label) => label.toLowerCase() === lower)
+  return matches.length === 1 ? matches[0] : undefined
+}
+
+/**
+ * Told when a string is taken as Other text for a question with options:
+ * the question's id, the text, and so why (no option has that label).
+ *
+ * @since 0.3.0
+ */
+export type OnOtherText = (question: AskUserQuestionItem, text: string) => void
+
+/**
+ * The answer item a scripted answer gives to a question. `onOther` hears of
+ * each string taken as Other text for a question that has options.
  *
  * @since 0.1.0
  */
-export const answerItem = (question: AskUserQuestionItem, answer: ScriptedAnswer): AskUserQuestionAnswerItem => {
+export const answerItem = (
+  question: AskUserQuestionItem,
+  answer: ScriptedAnswer,
+  onOther?: OnOtherText
+): AskUserQuestionAnswerItem => {
   const id = question.id
   if (answer === null) return { id, selected: [] }
   if (typeof answer === "string") {
-    return question.options?.some((option) => option.label === answer)
-      ? { id, selected: [answer] }
-      : { id, selected: [], custom: answer }
+    if (question.secret === true) return { id, selected: [], secret: Redacted.make(answer) }
+    const label = labelNamed(question, answer)
+    if (label !== undefined) return { id, selected: [label] }
+    if ((question.options?.length ?? 0) > 0) onOther?.(question, answer)
+    return { id, selected: [], custom: answer }
   }
-  if (Array.isArray(answer)) return { id, selected: answer }
-  const item = answer as { readonly selected?: ReadonlyArray<string>; readonly custom?: string }
-  return item.custom === undefined
-    ? { id, selected: item.selected ?? [] }
-    : { id, selected: item.selected ?? [], custom: item.custom }
+  if (Array.isArray(answer)) return { id, selected: answer.map((text: string) => labelNamed(question, text) ?? text) }
+  const item = answer as { readonly selected?: ReadonlyArray<string>; readonly custom?: string; readonly secret?: string }
+  const selected = item.selected ?? []
+  if (item.secret !== undefined) {
+    const secret = Redacted.make(item.secret)
+    return item.custom === undefined ? { id, selected, secret } : { id, selected, custom: item.custom, secret }
+  }
+  return item.custom === undefined ? { id, selected } : { id, selected, custom: item.custom }
 }
 
 /**
@@ -89,13 +129,14 @@ export const answerItem = (question: AskUserQuestionItem, answer: ScriptedAnswer
  */
 export const answersFromFile = (
   file: AnswersFile,
-  questions: ReadonlyArray<AskUserQuestionItem>
+  questions: ReadonlyArray<AskUserQuestionItem>,
+  onOther?: OnOtherText
 ): { readonly answers: ReadonlyArray<AskUserQuestionAnswerItem> } => {
   const known = new Set(questions.map((question) => question.id))
   const asked = questions.filter((question) => Object.hasOwn(file, question.id))
   // An unknown key has no question: answered as one without options, it is only there to be refused.
   const unknown = Object.keys(file).filter((id) => !known.has(id)).map((id) => ({ id, question: id }))
-  return { answers: [...asked, ...unknown].map((question) => answerItem(question, file[question.id] ?? null)) }
+  return { answers: [...asked, ...unknown].map((question) => answerItem(question, file[question.id] ?? null, onOther)) }
 }
 
 const decodeAnswersFile = Schema.decodeUnknownExit(AnswersFile)
@@ -120,15 +161,16 @@ const invalidFile = (path: string, reason: string, cause?: unknown) =>
 
 /** The answer JSON as scripted answers keyed by id; a repeated id is refused, naming where. */
 const fromAnswerJson = (path: string, json: unknown): Effect.Effect<AnswersFile, InvalidRequest> => {
-  const exit = decodeAnswerJson(json)
+  // A secret comes as its text here (it is how ask-user prints it): wrapped as the answer rules wrap it.
+  const exit = decodeAnswerJson(wrapSecrets(json))
   if (exit._tag === "Failure") {
     const error = firstError(exit)
     return Effect.fail(invalidFile(path, error ? formatIssue(error.issue) : "could not decode", error))
   }
   const byId: Record<string, ScriptedAnswer> = {}
-  for (const [index, { id, ...answer }] of exit.value.answers.entries()) {
+  for (const [index, { id, secret, ...answer }] of exit.value.answers.entries()) {
     if (Object.hasOwn(byId, id)) return Effect.fail(invalidFile(path, `answers[${index}].id: repeats "${id}"`))
-    byId[id] = answer
+    byId[id] = secret === undefined ? answer : { ...answer, secret: Redacted.value(secret) }
   }
   return Effect.succeed(byId)
 }

@@ -18,6 +18,7 @@ import type { WithExitCode } from "./exitCodes.js"
 import { parseJsonText } from "./jsonText.js"
 import { type ProviderContext, providerFor, type ProviderFlags } from "./providerFor.js"
 import { inertJson } from "../internal/sanitize.js"
+import { callerJson } from "../internal/secrets.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
 
 /**
@@ -69,7 +70,8 @@ export const askAndPrint = (
   context: ProviderContext
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite> =>
   UserInteraction.ask(request).pipe(
-    Effect.tap((answer) => writeStdout("the answer", `${inertJson(answer)}\n`)),
+    // The caller's answer: a secret is printed here, as its text, and nowhere else.
+    Effect.tap((answer) => writeStdout("the answer", `${inertJson(callerJson(answer))}\n`)),
     Effect.provide(
       UserInteraction.layerWith(
         providerFor(flags, context),

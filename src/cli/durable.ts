@@ -208,11 +208,15 @@ export const answer = (config: { readonly store: Option.Option<string>; readonly
     if (record === undefined) return yield* Effect.fail(new UnknownAsk({ message: `No ask has the id "${config.id}".` }))
     // Either form, read as --answers reads it; every key becomes an item, so the answer
     // rules judge a missing, repeated or unknown question alike in both forms.
-    const answer = answersFromFile(yield* readAnswersFile(config.file), record.request.questions)
+    const notices: Array<string> = []
+    const answer = answersFromFile(yield* readAnswersFile(config.file), record.request.questions, (question, text) =>
+      notices.push(`recorded ${JSON.stringify(text)} as Other text for question ${question.id}: no option has that label`))
     yield* (yield* DurableInbox).answer(config.id, answer).pipe(
       // INVALID_ANSWER, but a bad input here, like a bad file: exit 2 (SPEC), not 1 as for an ask.
       Effect.catchTag("InvalidAnswer", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.badRequest })))
     )
+    // Said once it is recorded: a label mistyped beyond its case reads as the person's own words.
+    for (const notice of notices) process.stderr.write(`ask-user: ${sanitizeLine(notice)}\n`)
   }).pipe(withInboxOf(storeUrl(config.store), config.id))
 
 /** `ask-user cancel ID`. @since 0.2.0 */

@@ -8,24 +8,17 @@
 import * as Flag from "effect/cli/Flag"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
-
-const shortForm = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/
-const shortUnits = { ms: "millis", s: "seconds", m: "minutes", h: "hours", d: "days" } as const
+import { parseTimeout as parseDuration } from "../internal/duration.js"
 
 /**
  * Parses a timeout as written on a command line: the short forms `500ms`,
  * `30s`, `5m`, `1h`, `2d`, or anything Effect's `Duration` decodes, such as
  * `5 minutes` or `1.5 seconds`. Only finite, positive durations are accepted.
+ * A request's own `timeout` is read by the same parser.
  *
  * @since 0.1.0
  */
-export const parseTimeout = (text: string): Option.Option<Duration.Duration> => {
-  const short = shortForm.exec(text)
-  const duration = short
-    ? Duration.fromInput(`${Number(short[1])} ${shortUnits[short[2] as keyof typeof shortUnits]}`)
-    : Duration.fromInput(text.trim() as Duration.Input)
-  return Option.filter(duration, (d) => Duration.isFinite(d) && Duration.isGreaterThan(d, Duration.zero))
-}
+export const parseTimeout: (text: string) => Option.Option<Duration.Duration> = parseDuration
 
 /**
  * `--timeout DURATION`: how long the human has to answer (the whole ask);

@@ -14,11 +14,13 @@ import { AskingAgent, AskUserQuestionHandlers, AskUserQuestionTool, AskUserQuest
 import type { UserInteraction } from "../UserInteraction.js"
 import { isUserInteractionError, ProviderFailed, type UserInteractionError } from "../UserInteractionError.js"
 
-/** The request as a model writes it: `multi_select`, no `agent` (that is the harness's). */
+/** The request as a model writes it: `multi_select`, `on_timeout`, no `agent` (that is the harness's). */
 const toModelArgs = (request: AskUserQuestionRequest) => ({
   questions: request.questions.map(({ multiSelect, ...question }) =>
     multiSelect === undefined ? question : { ...question, multi_select: multiSelect }
-  )
+  ),
+  ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
+  ...(request.onTimeout === undefined ? {} : { on_timeout: request.onTimeout })
 })
 
 /** A model whose one response is a call of `ask_user_question` with `params`. */

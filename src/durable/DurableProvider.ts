@@ -24,12 +24,16 @@ import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { type AskRecord, DurableStore } from "./DurableStore.js"
 import { canonicalJson } from "../internal/canonicalJson.js"
+import { recommendedAnswer } from "../internal/onTimeout.js"
+import { storeRefusal } from "../internal/secrets.js"
 import { expiresInProblem } from "./expiry.js"
 
 /**
  * Options of `DurableProvider.layer`: `expiresIn` is fixed when the ask is
  * created and passes even while no process runs (the ask then settles
- * `ASK_TIMEOUT`); a joining ask's own `expiresIn` is ignored. It must be
+ * `ASK_TIMEOUT`, or, for a request with `onTimeout: "recommended"`, with
+ * its recommended options, `defaulted`); a joining ask's own `expiresIn` is
+ * ignored. It must be
  * positive and at most 3650 days, else every ask fails `INVALID_REQUEST`.
  *
  * @since 0.2.0
@@ -38,10 +42,16 @@ export interface DurableProviderOptions {
   readonly expiresIn?: Duration.Input | undefined
 }
 
-/** The ask's result, from its recorded outcome. */
+/**
+ * The ask's result, from its recorded outcome. An expiry is `ASK_TIMEOUT`,
+ * or, when the ask was created with `onTimeout: "recommended"` (`asked`, the
+ * request as stored), the recommended options marked `defaulted: true`; the
+ * store still says `expired`, since nobody answered.
+ */
 export const outcomeResult = (
   id: string,
-  outcome: Outcome
+  outcome: Outcome,
+  asked?: AskUserQuestionRequest
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError> => {
   switch (outcome.status) {
     case "answered":
@@ -53,7 +63,9 @@ export const outcomeResult = (
     case "declined":
       return Effect.fail(new AskDeclined())
     case "expired":
-      return Effect.fail(new AskTimeout({ message: `The ask "${id}" expired before an answer.` }))
+      return asked?.onTimeout === "recommended"
+        ? Effect.succeed(recommendedAnswer(asked))
+        : Effect.fail(new AskTimeout({ message: `The ask "${id}" expired before an answer: nobody answered, so nothing was agreed to.` }))
     case "aborted":
       return Effect.fail(new AskAborted({ message: `The ask "${id}" was withdrawn.` }))
   }
@@ -114,6 +126,8 @@ export const DurableProvider = {
             if (expiryProblem !== undefined) {
               return yield* Effect.fail(new InvalidRequest({ message: `Cannot ask durably: ${expiryProblem}.` }))
             }
+            const secret = storeRefusal(request)
+            if (secret !== undefined) return yield* Effect.fail(secret)
             const id = request.id ?? randomUUID()
             // A settled id gives its outcome again without touching the engine.
             const known = yield* store.find(id)
@@ -129,8 +143,10 @@ export const DurableProvider = {
               )
             ))
             // An asker that raced the first one to an id (neither saw a row) learns here that they differ.
-            if (settled === undefined) yield* refuseOtherQuestions(id, yield* store.find(id), request)
-            return yield* outcomeResult(id, outcome)
+            const record = settled === undefined ? yield* store.find(id) : known
+            if (settled === undefined) yield* refuseOtherQuestions(id, record, request)
+            // What an expiry means is fixed when the ask is created, as its expiry is: the stored request's.
+            return yield* outcomeResult(id, outcome, record?.request ?? request)
           })
         return UserInteractionProvider.of({ ask, name: "durable" })
       })

@@ -181,6 +181,10 @@ const recordSpan = (watch: AskWatch, exit: Exit.Exit<unknown, unknown>, outcome:
   if (typeof agentId === "string") span.attribute("ask.agent.id", agentId)
   if (Array.isArray(questions)) span.attribute("ask.questions", questions.length)
   span.attribute("ask.outcome", outcome)
+  // Answered by nobody: the time ran out and the recommended options were taken.
+  if (Exit.isSuccess(exit) && (exit.value as { readonly defaulted?: unknown } | null)?.defaulted === true) {
+    span.attribute("ask.defaulted", true)
+  }
   if (watch.surface !== undefined) span.attribute("ask.surface", watch.surface)
   if (watch.by !== undefined) span.attribute("ask.answerer", watch.by.id)
   span.end(view.spanClock?.currentTimeNanosUnsafe() ?? 0n, exit)

@@ -23,6 +23,7 @@ import { Answerer, type AskReceipt, isAnswerableBy } from "../Answerer.js"
 import type { AskEvent } from "../AskEvent.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, decodeRequest } from "../AskValidation.js"
+import { askTimeoutMillis, recommendedAnswer, timeoutError } from "./onTimeout.js"
 import { isCheckedFor, isWellFormed } from "./wellFormed.js"
 import {
   answererOf,
@@ -35,7 +36,6 @@ import {
 import { AskEvents, AskWatch, ContextViews, type PublishedEvent } from "./askTelemetry.js"
 import {
   AskAborted,
-  AskTimeout,
   DuplicateProvider,
   HarnessError,
   InvalidAnswer,
@@ -116,20 +116,29 @@ export const makeSeam = (
   const events = new AskEvents(pubsub)
   const views = new ContextViews()
   const slot = new Slot(toMillis(options.handover))
-  const timeoutMillis = toMillis(options.timeout)
-  const timeout = Duration.millis(timeoutMillis)
+  const seamMillis = toMillis(options.timeout)
   // The timer marks the ask before the race interrupts it, so the provider is told why: a clock
   // reading compared with a deadline could fall a millisecond short of a timer that has fired.
-  const timedOut = (pending: PendingAsk) =>
+  const timedOut = (pending: PendingAsk, millis: number) =>
     Effect.andThen(
-      Effect.sleep(timeout),
+      Effect.sleep(Duration.millis(millis)),
       Effect.suspend(() => {
         pending.timedOut = true
-        return Effect.fail(new AskTimeout({ message: `No answer arrived within ${Duration.format(timeout)}.` }))
+        return pending.request.onTimeout === "recommended"
+          ? Effect.succeed(recommendedAnswer(pending.request))
+          : Effect.fail(timeoutError(millis))
       })
     )
-  const withTimeout = (pending: PendingAsk, registration: Registration) =>
-    timeoutMillis <= 0 ? pending.run(registration) : Effect.raceFirst(pending.run(registration), timedOut(pending))
+  const withTimeout = (pending: PendingAsk, registration: Registration) => {
+    // Only a request that names its own timeout needs reading: the seam's alone is the usual case.
+    const millis = pending.request.timeout === undefined ? seamMillis : askTimeoutMillis(pending.request, seamMillis)
+    if (millis <= 0) return pending.run(registration)
+    const raced = Effect.raceFirst(pending.run(registration), timedOut(pending, millis))
+    // Defaults taken while the signal aborted the ask (its prompt still coming down) are no answer.
+    return pending.request.onTimeout === "recommended"
+      ? Effect.flatMap(raced, (answer) => pending.aborted ? aborted(pending.signal) : Effect.succeed(answer))
+      : raced
+  }
 
   // Every ask is watched, and reports itself when it ends, whatever ended it. The report is
   // bound rather than wrapped in a closure: a pending ask then holds no scope of this call. It
@@ -330,7 +339,11 @@ class PendingAsk extends AskWatch implements EventListenerObject {
       const value = exit.value
       const by = answererIn(value)
       if (Result.isFailure(by)) return Effect.fail(by.failure)
-      if (!isAnswerableBy(this.request.answerableBy, by.success)) return this.refuse(registration, by.success)
+      // A defaulted answer is nobody's (the recommended options, taken when time ran out; the answer
+      // rules hold it to exactly those), so no answerer is asked of it.
+      if (value.defaulted !== true && !isAnswerableBy(this.request.answerableBy, by.success)) {
+        return this.refuse(registration, by.success)
+      }
       this.surface = surfaceOf(value) ?? name
       this.by = by.success
       const checked = isCheckedFor(value, this.request) ? Result.succeed(withoutBy(value)) : checkAnswer(this.request, value)

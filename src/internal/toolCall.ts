@@ -42,16 +42,22 @@ export interface ToolCallOptions {
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** Keeps only `questions` of an object; anything else is left to fail decoding. */
-const pickQuestions = (args: unknown): unknown => {
+/** What a model may set: the questions, and how long to wait and what the end of that wait means. */
+const modelKeys = ["questions", "timeout", "on_timeout", "onTimeout"] as const
+
+/** Keeps only the keys a model may set of an object; anything else is left to fail decoding. */
+const pickArgs = (args: unknown): unknown => {
   if (!isRecord(args)) return args
-  return Object.hasOwn(args, "questions") ? { questions: args["questions"] } : {}
+  const picked: Record<string, unknown> = {}
+  for (const key of modelKeys) if (Object.hasOwn(args, key)) picked[key] = args[key]
+  return picked
 }
 
 /**
  * Turns tool arguments into a request: an aborted signal first, then
- * decoding. Only `questions` is taken from the model; who asks (`agent`) and
- * how to stop (`signal`) come from the caller, never from model text.
+ * decoding. Only `questions`, `timeout` and `on_timeout` are taken from the
+ * model; who asks (`agent`) and how to stop (`signal`) come from the caller,
+ * never from model text.
  */
 export const requestFromToolArgs = (
   args: unknown,
@@ -60,7 +66,7 @@ export const requestFromToolArgs = (
   if (options.signal?.aborted === true) {
     return Result.fail(new AskAborted({ message: "The ask was aborted by its signal." }))
   }
-  const picked = pickQuestions(args)
+  const picked = pickArgs(args)
   const input = !isRecord(picked) || (options.agent === undefined && options.answerableBy === undefined)
     ? picked
     : {

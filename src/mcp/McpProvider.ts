@@ -17,7 +17,8 @@
  *
  * Outcomes: accept -> the answer (held to the answer rules); decline ->
  * `AskDeclined`; cancel -> `AskCancelled`; a client without form
- * elicitation -> `ProviderFailed` before anything is sent; content that
+ * elicitation, or a request with a secret question (which needs a secret
+ * page) -> `ProviderFailed` before anything is sent; content that
  * breaks the form -> `InvalidAnswer`; a client error or a closed connection
  * -> `ProviderFailed`. No SDK request timeout ends a human's answer: only
  * the seam's `timeout` does. Interrupting a 2025-era ask sends
@@ -35,6 +36,7 @@ import type {
 } from "@modelcontextprotocol/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { formRefusal } from "../ElicitationForm.js"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
 import { currentForm, fromElicitResult, missingFormSupport, pushElicitation, sendPing, servesModernEra } from "./elicit.js"
@@ -65,6 +67,9 @@ const providerLayer = (sdk: Server): Layer.Layer<UserInteractionProvider> =>
       return UserInteractionProvider.of({
         ask: (request) =>
           Effect.gen(function*() {
+            // A secret has no place in a form; URL mode (a secret page) is the only way to ask one.
+            const refused = formRefusal(request, "MCP")
+            if (refused !== undefined) return yield* refused
             const call = yield* McpToolCall
             if (call?.requestInput !== undefined) {
               const missing = missingFormSupport(call.capabilities)

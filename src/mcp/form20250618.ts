@@ -6,7 +6,9 @@
  * is a string with `enum` (the labels) and `enumNames` (the same labels, the
  * shown names), and a multi-select question becomes one boolean property per
  * option (`question_<n>_option_<k>`, titled with the option's label, its
- * description as the property's description). Free-text fields are the same
+ * description and preview as the property's description, `default: true`
+ * when recommended: that revision has defaults on booleans only, so a
+ * recommended single-select option is not preselected). Free-text fields are the same
  * as in the shared form (`ElicitationForm`). The content a client sends back
  * is folded into the shared form's content and read by
  * `fromElicitationContent`, so both forms answer under the same rules.
@@ -33,11 +35,12 @@ export interface EnumProperty {
   readonly enumNames: Array<string>
 }
 
-/** One option of a multi-select question: a checkbox. */
+/** One option of a multi-select question: a checkbox, ticked to start with when recommended. */
 export interface CheckboxProperty {
   readonly type: "boolean"
   readonly title: string
   readonly description?: string
+  readonly default?: boolean
 }
 
 /** Any property of the 2025-06-18 form. */
@@ -74,10 +77,14 @@ export const toForm20250618 = (request: AskUserQuestionRequest): Form20250618 =>
       properties[name] = { type: "string", ...base, enum: labels, enumNames: labels }
     } else if (property.type === "array") {
       const n = Number(name.slice("question_".length))
-      labelsOf(request, n - 1).forEach((o, k) => {
-        properties[optionField(n, k + 1)] = o.description !== undefined && o.description.trim() !== ""
-          ? { type: "boolean", title: o.label, description: o.description }
-          : { type: "boolean", title: o.label }
+      // The shared form's options: their descriptions carry the previews. A recommended option's
+      // box starts ticked: that revision allows a default on booleans only.
+      const recommended = new Set(property.default)
+      property.items.anyOf.forEach((o, k) => {
+        const box: CheckboxProperty = o.description === undefined
+          ? { type: "boolean", title: o.const }
+          : { type: "boolean", title: o.const, description: o.description }
+        properties[optionField(n, k + 1)] = recommended.has(o.const) ? { ...box, default: true } : box
       })
     } else {
       properties[name] = property

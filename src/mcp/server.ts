@@ -31,9 +31,11 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import { Tool } from "effect/ai"
 import type { Writable } from "node:stream"
+import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 import { AskUserQuestionTool } from "../AskUserQuestionTool.js"
 import { brief, briefFailure } from "../internal/brief.js"
 import { packageVersion } from "../internal/packageVersion.js"
+import { modelJson } from "../internal/secrets.js"
 import { requestFromToolArgs } from "../internal/toolCall.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
@@ -94,7 +96,8 @@ export const callAskUserQuestion = (args: unknown): Effect.Effect<CallToolResult
     )
   })
 
-const answered = (answer: unknown): CallToolResult => text(answer, false)
+// As the Effect tool returns it: a secret as "received", a defaulted answer with its note.
+const answered = (answer: AskUserQuestionAnswer): CallToolResult => text(modelJson(answer), false)
 const failed = (error: HarnessError) => Effect.succeed(failure(error))
 const failedUnexpectedly = (cause: Cause.Cause<never>) =>
   Cause.hasInterruptsOnly(cause)
