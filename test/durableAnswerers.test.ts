@@ -328,6 +328,30 @@ describe("claims on durable asks", () => {
       expect(settled).toMatchObject({ code: "ASK_NOT_PENDING", message: expect.stringContaining("already answered") })
     }).pipe(Effect.provide(storeWith())))
 
+  it.live("serve's answer refused for another's claim is not lost: the ask is asked on its surface again once the claim ends", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const { UserInteractionProvider } = yield* Effect.promise(() => import("effect-user-interaction"))
+      const asker = yield* askPending("sc1")
+      yield* inbox.claim("sc1", ana)
+      let asked = 0
+      const eager = Layer.succeed(UserInteractionProvider, {
+        name: "terminal",
+        ask: () => Effect.sync(() => (asked++, { ...yes, by: bob }))
+      })
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* inbox.serve(eager)
+        while (asked === 0) yield* Effect.sleep("20 millis")
+        // Refused while Ana holds the claim, and not asked again meanwhile.
+        yield* Effect.sleep("600 millis")
+        expect([asked, (yield* statusOf("sc1")).status]).toEqual([1, "pending"])
+        yield* inbox.release("sc1", ana)
+        expect((yield* Fiber.join(asker))._tag).toBe("Success")
+      }))
+      expect(asked).toBe(2)
+      expect((yield* statusOf("sc1")).receipt).toMatchObject({ surface: "terminal", by: bob })
+    }).pipe(Effect.provide(storeWith())))
+
   it.live("of many answerers claiming at once, exactly one holds the claim", () =>
     Effect.gen(function*() {
       const inbox = yield* DurableInbox
