@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -133,7 +134,7 @@ const toSettled = (record: AskRecord): SettledAsk => ({
 /** The claim's length in millis, or why `ttl` is none. */
 const claimTtl = (ttl: Duration.Input | undefined): Effect.Effect<number, InvalidRequest> => {
   if (ttl === undefined) return Effect.succeed(defaultClaimTtlMillis)
-  const millis = Duration.fromInput(ttl).pipe((duration) => duration._tag === "Some" ? Duration.toMillis(duration.value) : NaN)
+  const millis = Option.match(Duration.fromInput(ttl), { onNone: () => NaN, onSome: Duration.toMillis })
   return millis > 0 && millis <= maxClaimTtlMillis
     ? Effect.succeed(Math.ceil(millis))
     : Effect.fail(new InvalidRequest({ message: "A claim's ttl must be a duration longer than zero and at most 1 day." }))

@@ -406,6 +406,7 @@ const make = Effect.gen(function*() {
     )
   const find = (id: string) => expireOverdue.pipe(Effect.andThen(findNow(id)), Effect.orDie)
   const claims = makeClaims({ sql, find: (id) => Effect.andThen(expireOverdue, findNow(id)), notPendingMessage })
+  const history = makeHistory({ sql, columns, readRow, expireOverdue })
   const settle = (id: string, outcome: Outcome, as?: SettleOptions) =>
     expireOverdue.pipe(
       Effect.andThen(sql.withTransaction(Effect.gen(function*() {
@@ -471,6 +472,6 @@ const make = Effect.gen(function*() {
     claim: (id, by, ttlMillis) => Effect.catchTag(claims.claim(id, by, ttlMillis), "SqlError", Effect.die),
     release: (id, by) => Effect.catchTag(claims.release(id, by), "SqlError", Effect.die),
     databaseNow: Effect.orDie(claims.databaseNow),
-    history: (options) => Effect.orDie(makeHistory({ sql, columns, readRow, expireOverdue })(options))
+    history: (options) => Effect.orDie(history(options))
   })
 })
