@@ -38,8 +38,17 @@ export const killStarted = (): void => {
   running.clear()
 }
 
-export const start = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv } = {}): Run => {
-  const child = spawn(process.execPath, [program, ...args], {
+/**
+ * Starts the program; `user` runs it as that OS account (`runuser`, which
+ * needs root), as another person on the same machine would.
+ */
+export const start = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly user?: string } = {}
+): Run => {
+  const argv = [process.execPath, program, ...args]
+  const [command, ...rest] = options.user === undefined ? argv : ["runuser", "-u", options.user, "--", ...argv]
+  const child = spawn(command!, rest, {
     detached: true, // a new session: no controlling terminal, so /dev/tty cannot be opened
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1", ...options.env }

@@ -50,7 +50,13 @@ describe("durable asks (in-memory store)", () => {
 
       yield* inbox.answer("a1", yes)
       expect(yield* Fiber.join(asker)).toEqual(yes)
-      expect(yield* inbox.status("a1")).toEqual({ id: "a1", status: "answered", answer: yes })
+      expect(yield* inbox.status("a1")).toEqual({
+        id: "a1",
+        status: "answered",
+        answer: yes,
+        // Answered with no `by`: the receipt says when, not who.
+        receipt: { at: expect.any(Date), millis: expect.any(Number) }
+      })
       expect(yield* inbox.pending).toEqual([])
 
       const late = yield* failureOf(inbox.answer("a1", { answers: [{ id: "q", selected: ["No"] }] }))
@@ -211,7 +217,8 @@ describe("durable asks (in-memory store)", () => {
       const inbox = yield* DurableInbox
       const error = yield* failureOf(UserInteraction.ask(request("e1")))
       expect(error.code).toBe("ASK_TIMEOUT")
-      expect(yield* inbox.status("e1")).toEqual({ id: "e1", status: "expired" })
+      // Expired by the engine's clock: nobody settled it, so the receipt says only when.
+      expect(yield* inbox.status("e1")).toEqual({ id: "e1", status: "expired", receipt: { at: expect.any(Date), millis: expect.any(Number) } })
       expect((yield* failureOf(inbox.answer("e1", yes))).message).toContain("expired")
     }).pipe(Effect.provide(storeWith({ expiresIn: "1 second" }))))
 

@@ -2,15 +2,20 @@
  * SPEC "Durable asks" on a real PostgreSQL server (a private cluster started
  * here, stopped after): the SQLite suite (`test/support/durableCliSuite.ts`),
  * each test on a new database, then two agent processes and two answerers on
- * one database with 100 asks, every ask answered exactly once.
+ * one database with 100 asks, every ask answered exactly once; the answerers
+ * suite (`test/support/durableAnswerersSuite.ts`), and two OS accounts
+ * answering one ask that allows only one of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
+import { chmodSync } from "node:fs"
+import { hostname } from "node:os"
 import { join } from "node:path"
-import { askPending, makeStore, run } from "./support/durableCli.js"
+import { askFile, askPending, makeStore, request, run, untilPast, untilStatus } from "./support/durableCli.js"
+import { durableAnswerersSuite, me, onInbox } from "./support/durableAnswerersSuite.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
-import { type PostgresServer, startPostgres } from "./support/postgres.js"
+import { type PostgresServer, psql, startPostgres } from "./support/postgres.js"
 
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 
@@ -42,6 +47,48 @@ const script = (name: string, args: ReadonlyArray<string>) =>
 
 describe("durable asks on PostgreSQL", () => {
   durableCliSuite(() => makeStore(newDatabase()))
+  durableAnswerersSuite(() => makeStore(newDatabase()), {
+    exec: (store, statement) => psql(store.url, statement),
+    columnsQuery: "SELECT column_name FROM information_schema.columns WHERE table_name = 'ask_user_asks' ORDER BY ordinal_position"
+  })
+
+  it("two OS accounts on one ask that allows only this one: the other's answer exits 7 and the ask stays pending; claims hold against it; history names who answered", async () => {
+    const store = makeStore(newDatabase())
+    // The other account reads the request and answer files; the store is the server's, not a file.
+    chmodSync(store.dir, 0o755)
+    const nobody = `os:nobody@${hostname()}`
+    const onlyMe = store.file("only-me.json", { ...request, answerableBy: [`${me.slice(0, me.indexOf("@"))}@*`] })
+    const yesFile = store.file("yes.json", yes)
+    const noFile = store.file("no.json", { q: "No" })
+    const asker = askFile(store, "two-users", onlyMe)
+    await untilStatus(store, "two-users", (s) => s === "pending", asker)
+
+    const refused = await run(["answer", "--store", store.url, "two-users", noFile], { user: "nobody" })
+    expect(refused.code).toBe(7)
+    expect(refused.stderr).toContain(`NOT_AUTHORIZED: Only ${me.slice(0, me.indexOf("@"))}@* may settle this ask; ${nobody} may not.`)
+    expect((await run(["cancel", "--store", store.url, "two-users"], { user: "nobody" })).code).toBe(7)
+    expect((await run(["status", "--store", store.url, "two-users"])).stdout).toContain("\"pending\"")
+    expect((await run(["answer", "--store", store.url, "two-users", yesFile])).code).toBe(0)
+    expect(await asker.exited).toBe(0)
+    expect(JSON.parse(asker.stdout())).toEqual(yes)
+
+    // An ask anyone may answer: this account's device claims it, and the other account waits out the claim.
+    const open = await askPending(store, "two-users-2")
+    const claim = await onInbox(store.url, (inbox) => inbox.claim("two-users-2", { id: me }, { ttl: "4 seconds" }))
+    const claimed = await run(["answer", "--store", store.url, "two-users-2", noFile], { user: "nobody" })
+    expect(claimed.code).toBe(8)
+    expect(claimed.stderr).toContain(`ASK_CLAIMED: The ask "two-users-2" is claimed by ${me} until ${claim.until.toISOString()}`)
+    await untilPast(claim.until.getTime() + 500)
+    expect((await run(["answer", "--store", store.url, "two-users-2", noFile], { user: "nobody" })).code).toBe(0)
+    expect(await open.exited).toBe(0)
+    expect(JSON.parse(open.stdout())).toEqual({ answers: [{ id: "q", selected: ["No"] }] })
+
+    const history = (await run(["history", "--store", store.url])).stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line))
+    expect(history.map((line) => [line.id, line.outcome, line.receipt.surface, line.receipt.by.id])).toEqual([
+      ["two-users-2", "answered", "cli", nobody],
+      ["two-users", "answered", "cli", me]
+    ])
+  }, 120_000)
 
   it("a database that does not exist is named in the server's own words, exit 1", async () => {
     const missing = server.url.replace(/\/postgres$/, "/no_such_asks")

@@ -266,7 +266,8 @@ describe("a durable ask's expiry", () => {
       const inbox = yield* DurableInbox
       const expected = { answers: [{ id: "q", selected: ["No"] }], defaulted: true }
       expect(yield* UserInteraction.ask(durable("r1", "recommended"))).toEqual(expected)
-      expect(yield* inbox.status("r1")).toEqual({ id: "r1", status: "expired" })
+      expect(yield* inbox.status("r1")).toMatchObject({ id: "r1", status: "expired", receipt: { defaulted: true } })
+      expect((yield* inbox.status("r1")).receipt?.by).toBeUndefined()
       // What the expiry means was fixed when the ask was created: a rerun naming "fail" still gets the defaults.
       expect(yield* UserInteraction.ask(durable("r1", "fail"))).toEqual(expected)
     }).pipe(Effect.provide(storeWith("1 second"))))

@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -21,6 +21,8 @@ import type { SqlError } from "effect/sql"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from "../durable/index.js"
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
+import type { AskRecord, HistoryOptions } from "../durable/index.js"
+import { osAnswerer } from "../internal/osAnswerer.js"
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { AskAborted, InvalidRequest, ProviderClosed, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
@@ -172,36 +174,93 @@ export const askDurably = (
  *
  * @since 0.2.0
  */
-export const pending = (config: { readonly store: Option.Option<string> }) =>
-  Effect.flatMap(checkedUrl(storeUrl(config.store)), (url) => {
+export const pending = (config: { readonly store: Option.Option<string> }) => listing(config.store, listPending)
+
+/** A listing of the store: nothing, and no store created, when it is a SQLite file that does not exist yet. */
+const listing = <E>(store: Option.Option<string>, list: Effect.Effect<void, E, DurableStore>) =>
+  Effect.flatMap(checkedUrl(storeUrl(store)), (url) => {
     const file = sqlitePath(url)
     if (file !== undefined && file !== ":memory:" && !existsSync(file)) return Effect.void
-    return listPending.pipe(withInbox(url))
+    return list.pipe(withInbox(url))
   })
 
-/** The pending asks, one JSON line each, after a warning line for each unreadable row. */
-const listPending = Effect.gen(function*() {
-  const { asks, unreadable } = yield* (yield* DurableStore).scan
-  warn(unreadable)
-  const lines = asks.map((ask) =>
-    inertJson({
-      id: ask.id,
-      ...(ask.request.agent === undefined ? {} : { agent: ask.request.agent }),
-      questions: ask.request.questions,
-      askedAt: ask.askedAt.toISOString(),
-      ...(ask.expiresAt === undefined ? {} : { expiresAt: ask.expiresAt.toISOString() })
-    })
+/**
+ * `ask-user history [--since 1d] [--limit N]`: the settled asks, newest
+ * first, one JSON object a line with its receipt; nothing (exit 0) when the
+ * store does not exist yet.
+ *
+ * @since 0.3.0
+ */
+export const history = (config: {
+  readonly store: Option.Option<string>
+  readonly since: Option.Option<Duration.Duration>
+  readonly limit: Option.Option<number>
+}) =>
+  listing(
+    config.store,
+    Effect.suspend(() =>
+      listHistory({
+        since: Option.getOrUndefined(Option.map(config.since, (ago) => new Date(Date.now() - Duration.toMillis(ago)))),
+        limit: Option.getOrUndefined(config.limit)
+      })
+    )
   )
-  if (lines.length > 0) yield* writeStdout("the pending asks", `${lines.join("\n")}\n`)
-})
+
+/** The settled asks, one JSON line each (`{id, agent?, questions, outcome, receipt?, askedAt, settledAt}`). */
+const listHistory = (options: HistoryOptions) =>
+  Effect.flatMap(DurableStore, (store) => store.history(options)).pipe(Effect.flatMap((found) =>
+    printAsks("the history", found, (ask) => ({
+      outcome: ask.status,
+      ...(ask.receipt === undefined ? {} : { receipt: ask.receipt }),
+      askedAt: ask.askedAt.toISOString(),
+      settledAt: (ask.settledAt ?? ask.askedAt).toISOString()
+    }))
+  ))
+
+/** The pending asks, one JSON line each, after a warning line for each unreadable row. */
+const listPending = Effect.flatMap(DurableStore, (store) => store.scan).pipe(Effect.flatMap((found) =>
+  printAsks("the pending asks", found, (ask) => ({
+    askedAt: ask.askedAt.toISOString(),
+    ...(ask.expiresAt === undefined ? {} : { expiresAt: ask.expiresAt.toISOString() })
+  }))
+))
+
+/** One JSON line an ask (`{id, agent?, questions, …more}`), after a warning line for each row that cannot be read. */
+const printAsks = (
+  what: string,
+  found: { readonly asks: ReadonlyArray<AskRecord>; readonly unreadable: ReadonlyArray<UnreadableAsk> },
+  more: (ask: AskRecord) => object
+) =>
+  Effect.suspend(() => {
+    warn(found.unreadable)
+    const lines = found.asks.map((ask) =>
+      inertJson({
+        id: ask.id,
+        ...(ask.request.agent === undefined ? {} : { agent: ask.request.agent }),
+        questions: ask.request.questions,
+        ...more(ask)
+      })
+    )
+    return lines.length === 0 ? Effect.void : writeStdout(what, `${lines.join("\n")}\n`)
+  })
+
+/**
+ * Who settles an ask from the command line: the account running it, as
+ * `os:<user>@<host>`, on the surface `"cli"`; `--force` breaks someone
+ * else's claim (the receipt says whose).
+ */
+const fromCommandLine = (force: boolean) => ({ by: osAnswerer(), surface: "cli", force })
 
 /**
  * `ask-user answer ID FILE`: exit 0 recorded, 2 bad answer or file, 5 not
- * pending, 6 unknown id.
+ * pending, 6 unknown id, 7 not allowed by the ask's `answerableBy`, 8
+ * claimed by someone else (`--force` breaks the claim).
  *
  * @since 0.2.0
  */
-export const answer = (config: { readonly store: Option.Option<string>; readonly id: string; readonly file: string }) =>
+export const answer = (
+  config: { readonly store: Option.Option<string>; readonly id: string; readonly file: string; readonly force: boolean }
+) =>
   Effect.gen(function*() {
     const store = yield* DurableStore
     const record = yield* store.find(config.id)
@@ -211,7 +270,7 @@ export const answer = (config: { readonly store: Option.Option<string>; readonly
     const notices: Array<string> = []
     const answer = answersFromFile(yield* readAnswersFile(config.file), record.request.questions, (question, text) =>
       notices.push(`recorded ${JSON.stringify(text)} as Other text for question ${question.id}: no option has that label`))
-    yield* (yield* DurableInbox).answer(config.id, answer).pipe(
+    yield* (yield* DurableInbox).answer(config.id, answer, fromCommandLine(config.force)).pipe(
       // INVALID_ANSWER, but a bad input here, like a bad file: exit 2 (SPEC), not 1 as for an ask.
       Effect.catchTag("InvalidAnswer", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.badRequest })))
     )
@@ -220,14 +279,18 @@ export const answer = (config: { readonly store: Option.Option<string>; readonly
   }).pipe(withInboxOf(storeUrl(config.store), config.id))
 
 /** `ask-user cancel ID`. @since 0.2.0 */
-export const cancel = (config: { readonly store: Option.Option<string>; readonly id: string }) =>
-  Effect.flatMap(DurableInbox, (inbox) => inbox.cancel(config.id)).pipe(withInboxOf(storeUrl(config.store), config.id))
+export const cancel = (config: { readonly store: Option.Option<string>; readonly id: string; readonly force: boolean }) =>
+  Effect.flatMap(DurableInbox, (inbox) => inbox.cancel(config.id, fromCommandLine(config.force))).pipe(
+    withInboxOf(storeUrl(config.store), config.id)
+  )
 
 /** `ask-user decline ID`. @since 0.2.0 */
-export const decline = (config: { readonly store: Option.Option<string>; readonly id: string }) =>
-  Effect.flatMap(DurableInbox, (inbox) => inbox.decline(config.id)).pipe(withInboxOf(storeUrl(config.store), config.id))
+export const decline = (config: { readonly store: Option.Option<string>; readonly id: string; readonly force: boolean }) =>
+  Effect.flatMap(DurableInbox, (inbox) => inbox.decline(config.id, fromCommandLine(config.force))).pipe(
+    withInboxOf(storeUrl(config.store), config.id)
+  )
 
-/** `ask-user status ID`: the status object as JSON, or exit 6. @since 0.2.0 */
+/** `ask-user status ID`: the status object as JSON (with its receipt once settled), or exit 6. @since 0.2.0 */
 export const status = (config: { readonly store: Option.Option<string>; readonly id: string }) =>
   Effect.flatMap(DurableInbox, (inbox) => inbox.status(config.id)).pipe(
     Effect.flatMap((report) => printLine("the status", report)),

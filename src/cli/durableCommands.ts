@@ -1,7 +1,7 @@
 /**
  * The durable side of `ask-user`: the root command's `--durable` flags and
  * the answerer commands (`pending`, `answer`, `cancel`, `decline`, `status`,
- * `inbox`). Only the command tree lives here; each handler loads the durable
+ * `history`, `inbox`). Only the command tree lives here; each handler loads the durable
  * surface (and its database driver) when it runs.
  *
  * @since 0.2.0
@@ -92,6 +92,16 @@ const handlers = Effect.promise(() => import("./durable.js"))
 
 const id = Argument.String("id").pipe(Argument.withDescription("The ask's id (see ask-user pending)."))
 
+/** `--force`: settle an ask someone else has claimed, breaking their claim (the receipt says whose). */
+const force = Flag.Boolean("force").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription("Settle the ask even though someone else has claimed it: breaks their claim, and the record says so.")
+)
+
+/** What `answer`, `cancel` and `decline` exit with besides 0. */
+const settleExits = "5 not pending (already settled), 6 unknown id, 7 not allowed by the ask's answerableBy, " +
+  "8 claimed by someone else (--force breaks the claim)."
+
 const pendingCommand = Command.make("pending", { store }, (config) =>
   Effect.flatMap(handlers, (h) => h.pending(config))).pipe(
     Command.withDescription("List the pending durable asks, one JSON object a line: {id, agent?, questions, askedAt, expiresAt?}.")
@@ -99,25 +109,47 @@ const pendingCommand = Command.make("pending", { store }, (config) =>
 
 const answerCommand = Command.make("answer", {
   store,
+  force,
   id,
   file: Argument.String("file").pipe(
     Argument.withDescription("The answer JSON ({\"answers\":[…]}, as ask-user prints it) or the --answers format.")
   )
 }, (config) => Effect.flatMap(handlers, (h) => h.answer(config))).pipe(
   Command.withDescription(
-    "Answer a pending durable ask. Exit 0 recorded, 2 bad answer or file, 5 not pending (already settled), 6 unknown id."
+    `Answer a pending durable ask as os:<user>@<host>. Exit 0 recorded, 2 bad answer or file, ${settleExits}`
   )
 )
 
 const settleCommand = (name: "cancel" | "decline", description: string) =>
-  Command.make(name, { store, id }, (config) => Effect.flatMap(handlers, (h) => h[name](config))).pipe(
-    Command.withDescription(`${description} Exit 0, 5 not pending, 6 unknown id.`)
+  Command.make(name, { store, force, id }, (config) => Effect.flatMap(handlers, (h) => h[name](config))).pipe(
+    Command.withDescription(`${description} Exit 0, ${settleExits}`)
   )
 
 const statusCommand = Command.make("status", { store, id }, (config) =>
   Effect.flatMap(handlers, (h) => h.status(config))).pipe(
-    Command.withDescription("Print a durable ask's status as JSON: {id, status, answer?}. Exit 0, or 6 unknown id.")
+    Command.withDescription("Print a durable ask's status as JSON: {id, status, answer?, receipt?}. Exit 0, or 6 unknown id.")
   )
+
+const historyCommand = Command.make("history", {
+  store,
+  since: Flag.String("since").pipe(
+    Flag.withMetavar("DURATION"),
+    Flag.filterMap(Options.parseTimeout, () => "Expected a duration longer than zero, such as 30m, 12h or 7d"),
+    Flag.withDescription("Only the asks settled this long ago or since: 30m, 12h, 7d."),
+    Flag.optional
+  ),
+  limit: Flag.Int("limit").pipe(
+    Flag.withMetavar("N"),
+    Flag.filter((n) => n > 0, () => "Expected a whole number above zero"),
+    Flag.withDescription("At most this many asks (the newest)."),
+    Flag.optional
+  )
+}, (config) => Effect.flatMap(handlers, (h) => h.history(config))).pipe(
+  Command.withDescription(
+    "List the settled durable asks, newest first, one JSON object a line: " +
+      "{id, agent?, questions, outcome, receipt?, askedAt, settledAt}. The receipt says who settled it, where and when."
+  )
+)
 
 const inboxCommand = Command.make("inbox", {
   store,
@@ -143,5 +175,6 @@ export const durableCommands = [
   settleCommand("cancel", "Cancel a pending durable ask (the agent gets ASK_CANCELLED)."),
   settleCommand("decline", "Decline a pending durable ask (the agent gets ASK_DECLINED)."),
   statusCommand,
+  historyCommand,
   inboxCommand
 ] as const

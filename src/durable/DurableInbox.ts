@@ -7,20 +7,39 @@
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type { Answerer } from "../Answerer.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { checkAnswer } from "../AskValidation.js"
+import { checkAnswer, checkAnswerer } from "../AskValidation.js"
 import { UserInteraction } from "../UserInteraction.js"
-import { AskNotPending, type InvalidAnswer, UnknownAsk } from "../UserInteractionError.js"
-import { AskInterruption, SettledElsewhere, UserInteractionProvider } from "../UserInteractionProvider.js"
+import {
+  type AskClaimed,
+  AskNotPending,
+  type InvalidAnswer,
+  InvalidRequest,
+  type NotAuthorized,
+  UnknownAsk
+} from "../UserInteractionError.js"
+import {
+  answererOf,
+  AskInterruption,
+  SettledElsewhere,
+  surfaceOf,
+  UserInteractionProvider
+} from "../UserInteractionProvider.js"
 import type { Outcome } from "./AskWorkflow.js"
+import { defaultClaimTtlMillis, isLive, maxClaimTtlMillis } from "./claims.js"
 import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
+import type { HistoryOptions } from "./history.js"
+import type { AskClaim, DurableReceipt, SettleOptions } from "./receipts.js"
 
 /**
  * A durable ask waiting for a human.
@@ -33,6 +52,13 @@ export interface PendingAsk {
   readonly request: AskUserQuestionRequest
   readonly askedAt: Date
   readonly expiresAt?: Date | undefined
+  /**
+   * Who is answering it, while their claim holds (by the database's clock):
+   * a surface shows "Ana's phone is answering" and leaves it to them.
+   *
+   * @since 0.3.0
+   */
+  readonly claim?: AskClaim | undefined
 }
 
 /**
@@ -54,15 +80,65 @@ export interface AskStatusReport {
   readonly id: string
   readonly status: AskStatus
   readonly answer?: AskUserQuestionAnswer | undefined
+  /** Once settled: who settled it, where and when. @since 0.3.0 */
+  readonly receipt?: DurableReceipt | undefined
+}
+
+/**
+ * A settled ask as `DurableInbox.history` lists it.
+ *
+ * @since 0.3.0
+ */
+export interface SettledAsk {
+  readonly id: string
+  /** The request as asked (it never carries a signal). */
+  readonly request: AskUserQuestionRequest
+  readonly outcome: Exclude<AskStatus, "pending">
+  readonly receipt?: DurableReceipt | undefined
+  readonly askedAt: Date
+  readonly settledAt: Date
+}
+
+/**
+ * Options of `DurableInbox.claim`: `ttl`, how long the claim holds unless
+ * renewed (default 2 minutes, at most a day).
+ *
+ * @since 0.3.0
+ */
+export interface ClaimOptions {
+  readonly ttl?: Duration.Input | undefined
 }
 
 /** How often `changes` looks at the store (decision 073). */
 const changesInterval = "250 millis"
 
-const toPending = (record: AskRecord): PendingAsk =>
-  record.expiresAt === undefined
-    ? { id: record.id, request: record.request, askedAt: record.askedAt }
-    : { id: record.id, request: record.request, askedAt: record.askedAt, expiresAt: record.expiresAt }
+/** A pending record as answerers see it; its claim only while it holds at `now` (the database's time). */
+const toPending = (record: AskRecord, now?: Date): PendingAsk => ({
+  id: record.id,
+  request: record.request,
+  askedAt: record.askedAt,
+  ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
+  ...(now !== undefined && isLive(record.claim, now) ? { claim: record.claim } : {})
+})
+
+/** A settled record as the history lists it. */
+const toSettled = (record: AskRecord): SettledAsk => ({
+  id: record.id,
+  request: record.request,
+  outcome: record.status as SettledAsk["outcome"],
+  ...(record.receipt === undefined ? {} : { receipt: record.receipt }),
+  askedAt: record.askedAt,
+  settledAt: record.settledAt ?? record.askedAt
+})
+
+/** The claim's length in millis, or why `ttl` is none. */
+const claimTtl = (ttl: Duration.Input | undefined): Effect.Effect<number, InvalidRequest> => {
+  if (ttl === undefined) return Effect.succeed(defaultClaimTtlMillis)
+  const millis = Option.match(Duration.fromInput(ttl), { onNone: () => NaN, onSome: Duration.toMillis })
+  return millis > 0 && millis <= maxClaimTtlMillis
+    ? Effect.succeed(Math.ceil(millis))
+    : Effect.fail(new InvalidRequest({ message: "A claim's ttl must be a duration longer than zero and at most 1 day." }))
+}
 
 /**
  * How a served ask's surface learns it was settled outside it: by an answer,
@@ -94,14 +170,52 @@ export class DurableInbox extends Context.Service<DurableInbox, {
   readonly pending: Effect.Effect<ReadonlyArray<PendingAsk>>
   /** Asks becoming pending and being settled, from the moment of subscription (pending ones first). */
   readonly changes: Stream.Stream<InboxChange>
-  /** Records an answer; a bad one is `InvalidAnswer` and the ask stays pending. */
+  /**
+   * Records an answer given `options.by` (on `options.surface`); a bad one
+   * is `InvalidAnswer`, one from an answerer the ask's `answerableBy` does
+   * not allow `NotAuthorized`, one while someone else holds a claim
+   * `AskClaimed` (unless `options.force`, which breaks the claim and says so
+   * in the receipt). Refused, the ask stays pending.
+   */
   readonly answer: (
     id: string,
-    answer: unknown
-  ) => Effect.Effect<void, AskNotPending | UnknownAsk | InvalidAnswer>
-  readonly cancel: (id: string) => Effect.Effect<void, AskNotPending | UnknownAsk>
-  readonly decline: (id: string) => Effect.Effect<void, AskNotPending | UnknownAsk>
+    answer: unknown,
+    options?: SettleOptions
+  ) => Effect.Effect<void, AskNotPending | UnknownAsk | InvalidAnswer | NotAuthorized | AskClaimed>
+  /** Cancels the ask (its asker gets `ASK_CANCELLED`), held to the same rules as `answer`. */
+  readonly cancel: (id: string, options?: SettleOptions) => Effect.Effect<void, AskNotPending | UnknownAsk | NotAuthorized | AskClaimed>
+  /** Declines the ask (its asker gets `ASK_DECLINED`), held to the same rules as `answer`. */
+  readonly decline: (id: string, options?: SettleOptions) => Effect.Effect<void, AskNotPending | UnknownAsk | NotAuthorized | AskClaimed>
+  /** Where the ask stands; once settled, its answer (if any) and its receipt. */
   readonly status: (id: string) => Effect.Effect<AskStatusReport, UnknownAsk>
+  /**
+   * Claims a pending ask for `by`, or renews their claim: until `ttl` has
+   * passed by the database's clock (default 2 minutes), only `by` may
+   * answer, cancel or decline it. Of several answerers claiming at once, one
+   * holds it and the others get `AskClaimed`.
+   *
+   * @since 0.3.0
+   */
+  readonly claim: (
+    id: string,
+    by: Answerer,
+    options?: ClaimOptions
+  ) => Effect.Effect<AskClaim, UnknownAsk | AskNotPending | NotAuthorized | AskClaimed | InvalidRequest>
+  /**
+   * Ends `by`'s claim on the ask (nothing to do when they hold none);
+   * `AskClaimed` when someone else holds it.
+   *
+   * @since 0.3.0
+   */
+  readonly release: (id: string, by: Answerer) => Effect.Effect<void, UnknownAsk | AskClaimed>
+  /**
+   * The settled asks, newest first (since `options.since`, at most
+   * `options.limit`), each with its receipt; a row that cannot be read is
+   * skipped with a logged warning.
+   *
+   * @since 0.3.0
+   */
+  readonly history: (options?: HistoryOptions) => Effect.Effect<ReadonlyArray<SettledAsk>>
   /**
    * Asks every pending ask, and each new one, on the provider `layer` and
    * records the outcome, until the scope closes. An ask settled elsewhere
@@ -123,27 +237,46 @@ export class DurableInbox extends Context.Service<DurableInbox, {
             ? Effect.fail(new UnknownAsk({ message: `No ask has the id "${id}".` }))
             : Effect.succeed(record))
 
-      const settle = (id: string, outcome: Outcome) => store.settle(id, outcome)
+      const settle = (id: string, outcome: Outcome, as?: SettleOptions) => store.settle(id, outcome, as)
 
-      const answer = (id: string, answer: unknown) =>
+      /** Waits while the ask is pending and someone holds a live claim on it. */
+      const untilUnclaimed = (id: string): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          for (;;) {
+            const record = yield* store.find(id)
+            if (record?.status !== "pending" || !isLive(record.claim, yield* store.databaseNow)) return
+            yield* Effect.sleep(changesInterval)
+          }
+        })
+
+      const answer = (id: string, answer: unknown, options?: SettleOptions) =>
         Effect.gen(function*() {
           const record = yield* find(id)
           if (record.status !== "pending") {
             return yield* Effect.fail(new AskNotPending({ message: notPendingMessage(record) }))
           }
+          // Before the answer rules: a stranger is refused as such, whatever they sent.
+          const allowed = checkAnswerer(record.request, options?.by)
+          if (Result.isFailure(allowed)) return yield* Effect.fail(allowed.failure)
           const checked = checkAnswer(record.request, answer)
           if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
-          return yield* settle(id, { status: "answered", answer: checked.success })
+          return yield* settle(id, { status: "answered", answer: checked.success }, options)
         })
+
+      /** Pending records as answerers see them, each claim shown while it holds. */
+      const withClaims = (records: ReadonlyArray<AskRecord>) =>
+        records.some((record) => record.claim !== undefined)
+          ? Effect.map(store.databaseNow, (now) => records.map((record) => toPending(record, now)))
+          : Effect.succeed(records.map((record) => toPending(record)))
 
       const changes = Stream.suspend(() => {
         let known = new Set<string>()
         const step = Effect.gen(function*() {
-          const pending = yield* store.pending
-          const ids = new Set(pending.map((record) => record.id))
+          const pending = yield* Effect.flatMap(store.pending, withClaims)
+          const ids = new Set(pending.map((ask) => ask.id))
           const out: Array<InboxChange> = []
-          for (const record of pending) {
-            if (!known.has(record.id)) out.push({ _tag: "Asked", ask: toPending(record) })
+          for (const ask of pending) {
+            if (!known.has(ask.id)) out.push({ _tag: "Asked", ask })
           }
           for (const id of known) {
             if (ids.has(id)) continue
@@ -176,18 +309,33 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           const context = yield* Layer.build(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, tracked)))
           const ui = Context.get(context, UserInteraction)
           const asking = yield* FiberMap.make<string>()
-          const askOne = (ask: PendingAsk) =>
-            ui.ask({ ...ask.request, id: ask.id }).pipe(
+          // Each outcome is recorded with its receipt from the seam: the surface, and who (decision 102).
+          const askOne = (ask: PendingAsk): Effect.Effect<void> =>
+            UserInteraction.askWithReceipt({ ...ask.request, id: ask.id }).pipe(
+              Effect.provideService(UserInteraction, ui),
               Effect.matchEffect({
-                onSuccess: (answered) => Effect.ignore(settle(ask.id, { status: "answered", answer: answered })),
+                onSuccess: ({ answer, receipt }) =>
+                  record(ask, { status: "answered", answer }, { by: receipt.by, surface: receipt.surface }),
                 onFailure: (error) =>
-                  error._tag === "AskCancelled"
-                    ? Effect.ignore(settle(ask.id, { status: "cancelled" }))
-                    : error._tag === "AskDeclined"
-                    ? Effect.ignore(settle(ask.id, { status: "declined" }))
+                  error._tag === "AskCancelled" || error._tag === "AskDeclined"
+                    ? record(ask, { status: error._tag === "AskCancelled" ? "cancelled" : "declined" }, {
+                      by: answererOf(error),
+                      surface: surfaceOf(error) ?? provider.name
+                    })
                     // Any other end of the prompt leaves the ask pending for another answerer.
                     : Effect.void
               })
+            )
+          // Refused because someone else claimed the ask meanwhile (on another device): it is
+          // asked here again once their claim has ended, unless they settle it first.
+          const record = (ask: PendingAsk, outcome: Outcome, as: SettleOptions): Effect.Effect<void> =>
+            settle(ask.id, outcome, as).pipe(
+              Effect.catchTag("AskClaimed", (error) =>
+                Effect.logWarning(`Not recorded: ${error.message} The ask is asked here again once the claim ends.`).pipe(
+                  Effect.andThen(untilUnclaimed(ask.id)),
+                  Effect.andThen(Effect.suspend(() => askOne(ask)))
+                )),
+              Effect.ignore
             )
           yield* changes.pipe(
             Stream.runForEach((change) =>
@@ -205,20 +353,30 @@ export class DurableInbox extends Context.Service<DurableInbox, {
       return DurableInbox.of({
         // A row that cannot be read is left out with a warning, so it never hides the other asks.
         pending: Effect.flatMap(store.scan, ({ asks, unreadable }) =>
-          Effect.as(
+          Effect.andThen(
             Effect.forEach(unreadable, ({ id, reason }) => Effect.logWarning(`Skipped the durable ask "${id}": ${reason}.`)),
-            asks.map(toPending)
+            withClaims(asks)
           )),
         changes,
         answer,
-        cancel: (id) => settle(id, { status: "cancelled" }),
-        decline: (id) => settle(id, { status: "declined" }),
+        cancel: (id, options) => settle(id, { status: "cancelled" }, options),
+        decline: (id, options) => settle(id, { status: "declined" }, options),
         status: (id) =>
-          Effect.map(find(id), (record) =>
-            record.answer === undefined
-              ? { id, status: record.status }
-              : { id, status: record.status, answer: record.answer }),
-        serve
+          Effect.map(find(id), (record) => ({
+            id,
+            status: record.status,
+            ...(record.answer === undefined ? {} : { answer: record.answer }),
+            ...(record.receipt === undefined ? {} : { receipt: record.receipt })
+          })),
+        serve,
+        claim: (id, by, options) => Effect.flatMap(claimTtl(options?.ttl), (ttl) => store.claim(id, by, ttl)),
+        release: (id, by) => store.release(id, by),
+        history: (options) =>
+          Effect.flatMap(store.history(options), ({ asks, unreadable }) =>
+            Effect.as(
+              Effect.forEach(unreadable, ({ id, reason }) => Effect.logWarning(`Skipped the durable ask "${id}": ${reason}.`)),
+              asks.map(toSettled)
+            ))
       })
     })
   )

@@ -20,7 +20,7 @@ import {
   ProviderFailed,
   type UserInteractionError
 } from "../UserInteractionError.js"
-import { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { markAnswerer, type ProviderAnswer, UserInteractionProvider } from "../UserInteractionProvider.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { type AskRecord, DurableStore } from "./DurableStore.js"
 import { canonicalJson } from "../internal/canonicalJson.js"
@@ -85,20 +85,50 @@ const meaningOf = (questions: ReadonlyArray<AskUserQuestionItem>): string =>
     multiSelect: multiSelect === true
   })))
 
+/** Who may answer, to compare two asks: the same patterns in any order are the same rule. */
+const answerableMeaning = (answerableBy: ReadonlyArray<string> | undefined): string =>
+  answerableBy === undefined ? "anyone" : canonicalJson([...new Set(answerableBy)].sort())
+
 /**
  * An id asked before with other questions is refused: joining it would hand
- * this caller an answer to questions it did not ask. Only the questions
+ * this caller an answer to questions it did not ask. So is one asked with
+ * another `answerableBy`: its answer would come from someone this caller did
+ * not allow (or be refused by this caller's seam for ever). Only these
  * count; a restarted agent may come back under another `agent`.
  */
-const refuseOtherQuestions = (id: string, known: AskRecord | undefined, request: AskUserQuestionRequest) =>
-  known === undefined || meaningOf(known.request.questions) === meaningOf(request.questions)
-    ? Effect.void
-    : Effect.fail(
+const refuseOtherQuestions = (id: string, known: AskRecord | undefined, request: AskUserQuestionRequest) => {
+  if (known === undefined) return Effect.void
+  if (meaningOf(known.request.questions) !== meaningOf(request.questions)) {
+    return Effect.fail(
       new InvalidRequest({
         message: `The ask "${id}" was asked with other questions; ask with another id, ` +
           "or with the questions it was asked with to join it."
       })
     )
+  }
+  const allowed = answerableMeaning(known.request.answerableBy)
+  return allowed === answerableMeaning(request.answerableBy) ? Effect.void : Effect.fail(
+    new InvalidRequest({
+      message: `The ask "${id}" was asked with another answerableBy (${allowed}); ask with another id, ` +
+        "or with the answerableBy it was asked with to join it."
+    })
+  )
+}
+
+/**
+ * The outcome as the asker gets it, naming who settled it as the store's
+ * receipt does: the seam puts them in the asker's own receipt and `Settled`
+ * event. The surface stays `"durable"` (decision 102).
+ */
+const withAnswerer = (
+  result: Effect.Effect<AskUserQuestionAnswer, UserInteractionError>,
+  record: AskRecord | undefined
+): Effect.Effect<ProviderAnswer, UserInteractionError> => {
+  const by = record?.receipt?.by
+  return by === undefined
+    ? result
+    : Effect.mapBoth(result, { onSuccess: (answer) => ({ ...answer, by }), onFailure: (error) => markAnswerer(error, by) })
+}
 
 const settledOutcome = (record: AskRecord): Outcome | undefined =>
   record.status === "pending"
@@ -146,7 +176,7 @@ export const DurableProvider = {
             const record = settled === undefined ? yield* store.find(id) : known
             if (settled === undefined) yield* refuseOtherQuestions(id, record, request)
             // What an expiry means is fixed when the ask is created, as its expiry is: the stored request's.
-            return yield* outcomeResult(id, outcome, record?.request ?? request)
+            return yield* withAnswerer(outcomeResult(id, outcome, record?.request ?? request), record)
           })
         return UserInteractionProvider.of({ ask, name: "durable" })
       })

@@ -24,8 +24,9 @@ import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/clust
 import { Digest } from "effect/crypto"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
+import type { Answerer } from "../Answerer.js"
 import { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { AskNotPending, ProviderFailed, UnknownAsk } from "../UserInteractionError.js"
+import { type AskClaimed, AskNotPending, type NotAuthorized, ProviderFailed, UnknownAsk } from "../UserInteractionError.js"
 import {
   AskActivities,
   AskWorkflow,
@@ -34,6 +35,10 @@ import {
   type Outcome,
   type SettledStatus
 } from "./AskWorkflow.js"
+import { makeClaims } from "./claims.js"
+import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
+import { asksTable, migrateStore } from "./migrations.js"
+import { type AskClaim, type DurableReceipt, readReceipt, type SettleOptions } from "./receipts.js"
 import { retryUnlessLocked, retryWhileLocked } from "./retryWhileLocked.js"
 import { pgDriverUrl, shownStoreUrl, sqlitePath, storeUrlProblem } from "./storeUrl.js"
 
@@ -53,6 +58,12 @@ export interface AskRecord {
   readonly expiresAt?: Date | undefined
   readonly status: AskStatus
   readonly answer?: AskUserQuestionAnswer | undefined
+  /** When it was settled; the time of the receipt. @since 0.3.0 */
+  readonly settledAt?: Date | undefined
+  /** Who settled it, where, when: every settled ask has one. @since 0.3.0 */
+  readonly receipt?: DurableReceipt | undefined
+  /** The last claim taken on a pending ask, live or lapsed (`DurableStore.databaseNow` tells). @since 0.3.0 */
+  readonly claim?: AskClaim | undefined
 }
 
 /**
@@ -102,8 +113,30 @@ export class DurableStore extends Context.Service<DurableStore, {
   readonly pending: Effect.Effect<ReadonlyArray<AskRecord>>
   /** Every pending ask, oldest first, and the pending rows that cannot be read. */
   readonly scan: Effect.Effect<PendingScan>
-  /** Records the outcome if the ask is still pending and wakes its workflow, in one transaction. */
-  readonly settle: (id: string, outcome: Outcome) => Effect.Effect<void, AskNotPending | UnknownAsk>
+  /**
+   * Records the outcome and its receipt if the ask is still pending and wakes
+   * its workflow, in one transaction. An answer, cancel or decline is refused
+   * (`NotAuthorized`, `AskClaimed`) unless the ask's `answerableBy` matches
+   * `as.by` and no one else holds a live claim (or `as.force`); the ask then
+   * stays pending.
+   */
+  readonly settle: (
+    id: string,
+    outcome: Outcome,
+    as?: SettleOptions
+  ) => Effect.Effect<void, AskNotPending | UnknownAsk | NotAuthorized | AskClaimed>
+  /** Claims a pending ask for `by` for `ttlMillis` by the database's clock, or renews their claim. @since 0.3.0 */
+  readonly claim: (
+    id: string,
+    by: Answerer,
+    ttlMillis: number
+  ) => Effect.Effect<AskClaim, UnknownAsk | AskNotPending | NotAuthorized | AskClaimed>
+  /** Ends `by`'s claim; `AskClaimed` when someone else holds a live one. @since 0.3.0 */
+  readonly release: (id: string, by: Answerer) => Effect.Effect<void, UnknownAsk | AskClaimed>
+  /** The database's clock, which times claims. @since 0.3.0 */
+  readonly databaseNow: Effect.Effect<Date>
+  /** Settled asks, newest first, and the settled rows that cannot be read. @since 0.3.0 */
+  readonly history: (options?: HistoryOptions) => Effect.Effect<HistoryScan>
 }>()("effect-user-interaction/durable/DurableStore") {
   /**
    * The store at `url`: `sqlite:PATH` (a file, created with its tables on
@@ -139,7 +172,7 @@ export class DurableStoreUrlError extends Data.TaggedError("DurableStoreUrlError
   readonly message: string
 }> {}
 
-const table = "ask_user_asks"
+const table = asksTable
 
 /** The SQL client for `url`, its driver loaded only when that kind of store is used. */
 const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | DurableStoreUrlError> => {
@@ -166,20 +199,8 @@ const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlErr
   }))
 }
 
-const migrations = Layer.effectDiscard(Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${table} (
-    id TEXT PRIMARY KEY,
-    execution_id TEXT NOT NULL,
-    request TEXT NOT NULL,
-    asked_at BIGINT NOT NULL,
-    expires_at BIGINT,
-    status TEXT NOT NULL,
-    answer TEXT,
-    settled_at BIGINT
-  )`)
-  yield* sql.unsafe(`CREATE INDEX IF NOT EXISTS ${table}_pending ON ${table} (status, asked_at)`)
-}).pipe(retryUnlessLocked))
+// Versioned steps that upgrade a store in place (migrations.ts).
+const migrations = Layer.effectDiscard(migrateStore.pipe(retryUnlessLocked))
 
 /**
  * The engine's timings. Defaults are a 10 s message poll and a 35 s shard
@@ -218,7 +239,8 @@ const decodeAnswer = Schema.decodeUnknownSync(AskUserQuestionAnswer)
  * made every listing fail.
  */
 const columns = "id, execution_id, request, CAST(asked_at AS TEXT) AS asked_at, " +
-  "CAST(expires_at AS TEXT) AS expires_at, status, answer"
+  "CAST(expires_at AS TEXT) AS expires_at, status, answer, CAST(settled_at AS TEXT) AS settled_at, receipt, " +
+  "claim_by_id, claim_by_name, CAST(claim_until AS TEXT) AS claim_until"
 
 interface Row {
   readonly id: string
@@ -228,6 +250,11 @@ interface Row {
   readonly expires_at: number | string | null
   readonly status: string
   readonly answer: string | null
+  readonly settled_at: number | string | null
+  readonly receipt: string | null
+  readonly claim_by_id: string | null
+  readonly claim_by_name: string | null
+  readonly claim_until: number | string | null
 }
 
 const statuses: ReadonlySet<string> = new Set<AskStatus>(["pending", "answered", "cancelled", "declined", "expired", "aborted"])
@@ -251,7 +278,7 @@ const readPart = <A>(what: string, read: () => A): A => {
 /** A row as a record, or why it cannot be read. */
 const readRow = (row: Row): Result.Result<AskRecord, UnreadableAsk> => {
   try {
-    return Result.succeed({
+    const record = {
       id: row.id,
       executionId: row.execution_id,
       request: readPart("request", () => decodeRequest(JSON.parse(row.request))),
@@ -262,10 +289,29 @@ const readRow = (row: Row): Result.Result<AskRecord, UnreadableAsk> => {
         return row.status as AskStatus
       }),
       answer: row.answer === null ? undefined : readPart("answer", () => decodeAnswer(JSON.parse(row.answer!)))
-    })
+    }
+    return Result.succeed({ ...record, ...readSettlement(row, record) })
   } catch (error) {
     return Result.fail({ id: row.id, reason: (error as Error).message })
   }
+}
+
+/** A row's receipt once settled, or its claim while pending (receipts.ts, claims.ts). */
+const readSettlement = (row: Row, record: Pick<AskRecord, "status" | "askedAt" | "answer" | "request">) => {
+  if (record.status === "pending") {
+    return row.claim_by_id === null || row.claim_until === null ? {} : {
+      claim: {
+        by: row.claim_by_name === null ? { id: row.claim_by_id } : { id: row.claim_by_id, name: row.claim_by_name },
+        until: toDate(row.claim_until, "claim's end")
+      }
+    }
+  }
+  if (row.settled_at === null) return {}
+  const settledAt = toDate(row.settled_at, "time of settling")
+  // An expiry under onTimeout "recommended" hands the asker the recommended options: nobody answered.
+  const defaulted = (record.answer as { readonly defaulted?: unknown } | undefined)?.defaulted === true ||
+    (record.status === "expired" && record.request.onTimeout === "recommended")
+  return { settledAt, receipt: readPart("receipt", () => readReceipt(row.receipt, record.askedAt, settledAt, defaulted)) }
 }
 
 /** A row as a record; an unreadable one is a defect that names the ask. */
@@ -361,12 +407,16 @@ const make = Effect.gen(function*() {
       Effect.map((rows) => rows.length === 0 ? undefined : toRecord(rows[0]!))
     )
   const find = (id: string) => expireOverdue.pipe(Effect.andThen(findNow(id)), Effect.orDie)
-  const settle = (id: string, outcome: Outcome) =>
+  const claims = makeClaims({ sql, find: (id) => Effect.andThen(expireOverdue, findNow(id)), notPendingMessage })
+  const history = makeHistory({ sql, columns, readRow, expireOverdue })
+  const settle = (id: string, outcome: Outcome, as?: SettleOptions) =>
     expireOverdue.pipe(
       Effect.andThen(sql.withTransaction(Effect.gen(function*() {
         const now = Date.now()
+        // Who may settle it, and who holds it (claims.ts): a refusal leaves the row as it was.
+        const receipt = yield* claims.admit(id, outcome.status, as)
         const rows = yield* sql<{ readonly execution_id: string }>`UPDATE ${sql(table)}
-          SET status = ${outcome.status}, settled_at = ${now},
+          SET status = ${outcome.status}, settled_at = ${now}, receipt = ${receipt},
           answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
           WHERE id = ${id} AND status = 'pending' AND (expires_at IS NULL OR expires_at > ${now})
           RETURNING execution_id`
@@ -420,6 +470,10 @@ const make = Effect.gen(function*() {
     find,
     pending: Effect.map(scan, ({ asks }) => asks),
     scan,
-    settle
+    settle,
+    claim: (id, by, ttlMillis) => Effect.catchTag(claims.claim(id, by, ttlMillis), "SqlError", Effect.die),
+    release: (id, by) => Effect.catchTag(claims.release(id, by), "SqlError", Effect.die),
+    databaseNow: Effect.orDie(claims.databaseNow),
+    history: (options) => Effect.orDie(history(options))
   })
 })

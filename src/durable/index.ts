@@ -5,7 +5,14 @@
  * @since 0.2.0
  */
 export { type Outcome, SettledStatus } from "./AskWorkflow.js"
-export { type AskStatusReport, DurableInbox, type InboxChange, type PendingAsk } from "./DurableInbox.js"
+export {
+  type AskStatusReport,
+  type ClaimOptions,
+  DurableInbox,
+  type InboxChange,
+  type PendingAsk,
+  type SettledAsk
+} from "./DurableInbox.js"
 export { DurableProvider, type DurableProviderOptions } from "./DurableProvider.js"
 export {
   type AskRecord,
@@ -16,3 +23,5 @@ export {
   type UnreadableAsk
 } from "./DurableStore.js"
 export { expiresInProblem, maxExpiresIn } from "./expiry.js"
+export type { HistoryOptions, HistoryScan } from "./history.js"
+export type { AskClaim, DurableReceipt, SettleOptions } from "./receipts.js"

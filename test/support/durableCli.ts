@@ -28,16 +28,19 @@ export const makeStore = (url?: string): Store => {
   return { dir, url: url ?? `sqlite:${join(dir, "asks.db")}`, requestFile: file("request.json", request), file }
 }
 
-/** Runs `ask-user` to its end (stdin closed). */
-export const run = async (args: ReadonlyArray<string>) => {
-  const child = start(args)
+/** Runs `ask-user` to its end (stdin closed), as `user` when given (see `start`). */
+export const run = async (args: ReadonlyArray<string>, options: { readonly user?: string } = {}) => {
+  const child = start(args, options)
   child.child.stdin!.end()
   const code = await child.exited
   return { code, stdout: child.stdout(), stderr: child.stderr() }
 }
 
-export const ask = (store: Store, id: string, ...more: Array<string>): Run => {
-  const child = start(["--durable", "--store", store.url, "--ask-id", id, ...more, store.requestFile])
+export const ask = (store: Store, id: string, ...more: Array<string>): Run => askFile(store, id, store.requestFile, ...more)
+
+/** A durable asker of the request in `requestFile`. */
+export const askFile = (store: Store, id: string, requestFile: string, ...more: Array<string>): Run => {
+  const child = start(["--durable", "--store", store.url, "--ask-id", id, ...more, requestFile])
   child.child.stdin!.end()
   return child
 }

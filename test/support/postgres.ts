@@ -41,6 +41,14 @@ export interface PostgresServer {
   readonly stop: () => void
 }
 
+/** Runs one SQL statement with `psql` on the database at `url`; a query's rows as the text of their first column. */
+export const psql = (url: string, statement: string): ReadonlyArray<string> => {
+  const bin = postgresBin()
+  if (bin === undefined) throw new Error("PostgreSQL is not installed: apt-get install -y postgresql")
+  const out = execFileSync(join(bin, "psql"), [url, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", statement], { encoding: "utf8" })
+  return /^\s*select/i.test(statement) ? out.split("\n").filter((line) => line !== "").map((line) => line.split("|")[0]!) : []
+}
+
 /** Starts a private PostgreSQL cluster; throws with the install hint when the binaries are missing. */
 export const startPostgres = async (): Promise<PostgresServer> => {
   const bin = postgresBin()
