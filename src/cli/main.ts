@@ -39,6 +39,7 @@ const askUser = Command.make("ask-user", {
   ),
   timeout: Options.timeout,
   answers: Options.answers,
+  receipt: Options.receipt,
   bell: Options.bell,
   notify: Options.notify,
   // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.

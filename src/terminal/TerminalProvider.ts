@@ -15,6 +15,11 @@
  * character, BiDi override or invisible format character reaches the
  * terminal); answers carry labels unchanged.
  *
+ * Who answers here is the account running the process, `os:<user>@<host>`:
+ * the answer's receipt names it, and so does a cancel's. An ask whose
+ * `answerableBy` does not allow that account is never shown: it fails
+ * `NotAuthorized` at once (in a fan-out, the other surfaces go on).
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -38,6 +43,8 @@ import {
 import { askOnLines, type LineSource, makeLineSource } from "./lines.js"
 import { desktopNotification, type Notify } from "./notify.js"
 import { askOnTerminal } from "./prompt.js"
+import { askAs } from "../internal/answeredBy.js"
+import { osAnswerer } from "../internal/osAnswerer.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
 import {
@@ -109,7 +116,9 @@ const elsewhereLine = ({ outcome, surface }: SettledElsewhere["Service"]): strin
 
 /**
  * A provider whose asks run one at a time, and are interrupted (prompt taken
- * down, terminal restored) when the provider's scope closes.
+ * down, terminal restored) when the provider's scope closes. Its answers and
+ * cancels are the account's running the process; an ask that account may not
+ * settle is refused before it waits for a turn.
  */
 const makeProvider = (
   askOne: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>,
@@ -118,10 +127,11 @@ const makeProvider = (
   Effect.gen(function*() {
     const turn = yield* Semaphore.make(1)
     const running = yield* FiberSet.make<AskUserQuestionAnswer, UserInteractionError>()
+    const by = osAnswerer()
     return UserInteractionProvider.of({
       name: "terminal",
       ask: (request) =>
-        Effect.uninterruptibleMask((restore) => {
+        askAs(by, request, Effect.uninterruptibleMask((restore) => {
           // Whether the ask had its turn on screen: one still queued goes silently.
           let shown = false
           const own = turn.withPermits(1)(Effect.suspend(() => {
@@ -143,7 +153,7 @@ const makeProvider = (
                   : Effect.failCause(cause)
               )
             ))
-        })
+        }))
     })
   })
 
