@@ -192,12 +192,14 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
   it("demo with --answers prints the answer JSON on stdout and a summary on stderr", async () => {
     const result = await runWith(["demo", "--answers", files["demo-answers.json"]!])
     expect(result.code).toBe(0)
+    // What the model receives: the person running the command answered, from their file.
     expect(JSON.parse(result.stdout)).toEqual({
       answers: [
         { id: "database", selected: ["SQLite"] },
         { id: "features", selected: ["Audit log"] },
         { id: "name", selected: [], custom: "ledger" }
-      ]
+      ],
+      answeredBy: `os:${userInfo().username}@${hostname()} (scripted)`
     })
     expect(result.stderr).toContain("demo agent: database = SQLite")
   })

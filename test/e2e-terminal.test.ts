@@ -132,12 +132,14 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     pane.keys("Enter")
     const result = await pane.finished()
     expect(result.status).toBe(0)
+    // The demo prints what its model receives, which names who answered where.
     expect(JSON.parse(result.stdout)).toEqual({
       answers: [
         { id: "database", selected: ["SQLite"] },
         { id: "features", selected: [], custom: "CSV and JSON" },
         { id: "name", selected: [], custom: "ledger" }
-      ]
+      ],
+      answeredBy: `os:${userInfo().username}@${hostname()} (terminal)`
     })
     expect(result.cooked).toBe(true)
     expect(result.cursorVisible).toBe(true)
