@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, type Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Context, type Duration, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
 import { type AskUserQuestionRequest, toElicitationContent, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
 import { AcpProvider, type AcpProviderOptions } from "effect-user-interaction/acp"
 import { type Answerer, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
@@ -15,13 +15,18 @@ const inSession = (request: AskUserQuestionRequest, sessionId = "s1"): AskUserQu
 const rig = (answer: Answerer, options: { readonly form?: boolean; readonly timeout?: Duration.Input } = {}) =>
   Effect.gen(function*() {
     const pair = yield* inProcess(answer, options)
-    const providerOptions: AcpProviderOptions = { client: pair.agent.client, clientCapabilities: pair.capabilities }
+    const providerOptions: AcpProviderOptions = {
+      client: pair.agent.client,
+      clientCapabilities: pair.capabilities,
+      clientInfo: pair.clientInfo
+    }
     const context = yield* Layer.build(UserInteraction.layerWith(
       AcpProvider.layer(providerOptions),
       options.timeout === undefined ? {} : { timeout: options.timeout }
     ))
     const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
-    return { ...pair, context, ask }
+    const inSeam = <A, E>(effect: Effect.Effect<A, E, UserInteraction>) => Effect.provideContext(effect, context)
+    return { ...pair, context, ask, inSeam }
   })
 
 const accept = (content: Record<string, acp.ElicitationContentValue>): Answerer => () => ({ action: "accept", content })
@@ -356,5 +361,57 @@ describe("AcpProvider", () => {
         { concurrency: "unbounded" }
       )
       for (const [id, label] of answers) expect(label).toBe(Number(id.slice(1)) % 2 === 0 ? "yes" : "no")
+    }))
+})
+
+describe("AcpProvider: who answers", () => {
+  const client = { id: "acp:test-client", name: "Test Client" }
+
+  it.live("the client declared at initialize answers, cancels and declines: acp:<clientInfo.name>, its title as name", () =>
+    Effect.gen(function*() {
+      let next: acp.CreateElicitationResponse = { action: "accept", content: { question_1: "yes" } }
+      const { inSeam } = yield* rig(() => next)
+      const { receipt } = yield* inSeam(UserInteraction.askWithReceipt(inSession(single)))
+      expect(receipt).toMatchObject({ surface: "acp", by: client })
+      const settled = yield* inSeam(Effect.gen(function*() {
+        const events = yield* UserInteraction.subscribe
+        for (const action of ["cancel", "decline"] as const) {
+          next = { action }
+          yield* Effect.exit(UserInteraction.ask(inSession(single)))
+        }
+        return yield* events.pipe(Stream.filter((event) => event._tag === "Settled"), Stream.take(2), Stream.runCollect)
+      }).pipe(Effect.scoped))
+      expect(settled).toMatchObject([
+        { outcome: "ASK_CANCELLED", surface: "acp", by: client },
+        { outcome: "ASK_DECLINED", surface: "acp", by: client }
+      ])
+    }))
+
+  it.live("an ask the client may not settle fails NOT_AUTHORIZED before any tool call or form; one it may is asked", () =>
+    Effect.gen(function*() {
+      const { ask, seen, updates } = yield* rig(accept({ question_1: "yes" }))
+      const error = yield* Effect.flip(ask({ ...inSession(single), answerableBy: ["os:ana@*"] }))
+      expect(error.code).toBe("NOT_AUTHORIZED")
+      expect(error.message).toBe("Only os:ana@* may settle this ask; Test Client (acp:test-client) may not.")
+      expect(seen).toEqual([])
+      expect(updates).toEqual([])
+      expect(yield* ask({ ...inSession(single), answerableBy: ["acp:*"] })).toEqual(singleAnswer)
+      expect(seen).toHaveLength(1)
+    }))
+
+  it.live("a client that declared no clientInfo is nobody known: it answers open asks, and no ask with answerableBy", () =>
+    Effect.gen(function*() {
+      const pair = yield* inProcess(accept({ question_1: "yes" }))
+      const context = yield* Layer.build(UserInteraction.layerWith(
+        AcpProvider.layer({ client: pair.agent.client, clientCapabilities: pair.capabilities })
+      ))
+      const asked = (request: AskUserQuestionRequest) => UserInteraction.askWithReceipt(request).pipe(Effect.provideContext(context))
+      const { receipt } = yield* asked(inSession(single))
+      expect(receipt.surface).toBe("acp")
+      expect(receipt.by).toBeUndefined()
+      const error = yield* Effect.flip(asked({ ...inSession(single), answerableBy: ["*"] }))
+      expect(error.code).toBe("NOT_AUTHORIZED")
+      expect(error.message).toContain("this surface cannot say who is answering")
+      expect(pair.seen).toHaveLength(1)
     }))
 })

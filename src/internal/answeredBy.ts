@@ -1,10 +1,10 @@
 /**
  * How a surface that knows who is answering puts it on what its ask ends
  * with: the answer gets `by`, a cancel or decline is marked with it
- * (`markAnswerer`); and how a surface with a single answerer (the terminal,
+ * (`markAnswerer`); how a surface with a single answerer (the terminal,
  * an MCP or ACP client) refuses an ask that answerer may not settle before
  * showing anything (SPEC, "Answerers": a surface shows an ask only to
- * answerers it may allow).
+ * answerers it may allow); and the answerer a protocol client is.
  *
  * @internal
  */
@@ -43,4 +43,20 @@ export const askAs = <E, R>(
 ): Effect.Effect<ProviderAnswer, E | NotAuthorized, R> => {
   const allowed = checkAnswerer(request, by)
   return Result.isFailure(allowed) ? Effect.fail(allowed.failure) : answeredBy(by, ask)
+}
+
+/**
+ * A protocol client as an answerer, from the `clientInfo` it declared at
+ * `initialize`: `mcp:<name>` or `acp:<name>`, with its `title` as the name
+ * people know it by. Undefined when it declared no name (an empty one is
+ * none): such a client cannot be told apart, so it is an unknown answerer.
+ */
+export const clientAnswerer = (
+  kind: "mcp" | "acp",
+  clientInfo: { readonly name?: unknown; readonly title?: unknown } | null | undefined
+): Answerer | undefined => {
+  const name = clientInfo?.name
+  if (typeof name !== "string" || name === "") return undefined
+  const title = clientInfo?.title
+  return typeof title === "string" && title !== "" ? { id: `${kind}:${name}`, name: title } : { id: `${kind}:${name}` }
 }
