@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "@effect/vitest"
 import { hostile } from "./terminalCorpus.js"
 import { type Run, runWith, start, tempFiles } from "./cliHarness.js"
 import { unsafeChars } from "./terminalHarness.js"
+import { askPending, makeStore, run as runDurable } from "./support/durableCli.js"
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
 
@@ -358,6 +359,18 @@ describe("ask-user --receipt", { timeout: 90_000 }, () => {
     const replay = await runWith([files["request.json"]!, "--answers", recorded["recorded.json"]!])
     expect(replay.code).toBe(0)
     expect(JSON.parse(replay.stdout)).toEqual({ answers: JSON.parse(result.stdout).answers })
+  })
+
+  it("--durable: the answer recorded by another process is printed with the seam's receipt (surface durable)", async () => {
+    const store = makeStore()
+    const before = Date.now()
+    const asker = await askPending(store, "receipt-1", "--receipt")
+    const answerFile = store.file("answer.json", { q: "Yes" })
+    expect((await runDurable(["answer", "--store", store.url, "receipt-1", answerFile])).code).toBe(0)
+    expect(await asker.exited).toBe(0)
+    const receipt = receiptOf(asker.stdout(), before, Date.now())
+    expect(receipt).toMatchObject({ surface: "durable" })
+    expect(JSON.parse(asker.stdout()).answers).toEqual([{ id: "q", selected: ["Yes"] }])
   })
 
   it("line mode: the terminal's receipt names the account; an ask it may not answer exits 7 before any question", async () => {
