@@ -108,11 +108,16 @@ const wantsColors = (output: TerminalOutput): boolean => {
   return process.env["NO_COLOR"] === undefined && typeof hasColors === "function" && hasColors.call(output)
 }
 
-/** "Answered in the web page." (the surface's name is the developer's, but shown inert all the same). */
-const elsewhereLine = ({ outcome, surface }: SettledElsewhere["Service"]): string =>
-  `${outcome === "answered" ? "Answered" : outcome === "ASK_DECLINED" ? "Declined" : "Cancelled"} in ${
-    sanitizeLine(describeSurface(surface))
-  }.`
+/**
+ * "Answered in the web page.", or "Answered by Ana in the web page." when
+ * that surface knew the answerer's name (a device's, a client's title). Both
+ * names are shown inert: the surface's is the developer's, the answerer's
+ * may be anyone's.
+ */
+const elsewhereLine = ({ by, outcome, surface }: SettledElsewhere["Service"]): string =>
+  `${outcome === "answered" ? "Answered" : outcome === "ASK_DECLINED" ? "Declined" : "Cancelled"}${
+    by?.name === undefined ? "" : ` by ${sanitizeLine(by.name)}`
+  } in ${sanitizeLine(describeSurface(surface))}.`
 
 /**
  * A provider whose asks run one at a time, and are interrupted (prompt taken
