@@ -1,9 +1,17 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, type Duration, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
-import { type AskUserQuestionRequest, toElicitationContent, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
+import { Context, type Duration, Effect, Exit, Fiber, Layer, Schema, Scope, Stream } from "effect"
+import {
+  Answerer,
+  type AskUserQuestionRequest,
+  isAnswerableBy,
+  toElicitationContent,
+  UserInteraction,
+  UserInteractionProvider
+} from "effect-user-interaction"
 import { AcpProvider, type AcpProviderOptions } from "effect-user-interaction/acp"
-import { type Answerer, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
+import { clientAnswerer } from "../src/internal/answeredBy.js"
+import { type Answerer as ClientAnswers, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const inSession = (request: AskUserQuestionRequest, sessionId = "s1"): AskUserQuestionRequest => ({
@@ -12,7 +20,7 @@ const inSession = (request: AskUserQuestionRequest, sessionId = "s1"): AskUserQu
 })
 
 /** The seam with an AcpProvider on a fresh in-process connection to a scripted client. */
-const rig = (answer: Answerer, options: { readonly form?: boolean; readonly timeout?: Duration.Input } = {}) =>
+const rig = (answer: ClientAnswers, options: { readonly form?: boolean; readonly timeout?: Duration.Input } = {}) =>
   Effect.gen(function*() {
     const pair = yield* inProcess(answer, options)
     const providerOptions: AcpProviderOptions = {
@@ -29,7 +37,7 @@ const rig = (answer: Answerer, options: { readonly form?: boolean; readonly time
     return { ...pair, context, ask, inSeam }
   })
 
-const accept = (content: Record<string, acp.ElicitationContentValue>): Answerer => () => ({ action: "accept", content })
+const accept = (content: Record<string, acp.ElicitationContentValue>): ClientAnswers => () => ({ action: "accept", content })
 
 describe("AcpProvider", () => {
   it.live("sends one form per request to the ask's session and returns the accepted answer", () =>
@@ -414,4 +422,29 @@ describe("AcpProvider: who answers", () => {
       expect(error.message).toContain("this surface cannot say who is answering")
       expect(pair.seen).toHaveLength(1)
     }))
+})
+
+describe("a protocol client as an answerer", () => {
+  const isAnswerer = Schema.is(Answerer)
+
+  it.prop(
+    "any declared name is a valid answerer id that its own exact pattern and kind:* allow; no name is nobody known",
+    { name: Schema.String, title: Schema.optionalKey(Schema.String) },
+    ({ name, title }) => {
+      for (const kind of ["mcp", "acp"] as const) {
+        const by = clientAnswerer(kind, title === undefined ? { name } : { name, title })
+        if (name === "") {
+          expect(by).toBeUndefined()
+          continue
+        }
+        expect(by?.id).toBe(`${kind}:${name}`)
+        expect(isAnswerer(by)).toBe(true)
+        expect(by?.name).toBe(title === "" ? undefined : title)
+        expect(isAnswerableBy([`${kind}:*`], by)).toBe(true)
+        // An exact pattern is the id itself, when it is a pattern at all (no *).
+        if (!name.includes("*")) expect(isAnswerableBy([`${kind}:${name}`], by)).toBe(true)
+        expect(isAnswerableBy([`${kind === "mcp" ? "acp" : "mcp"}:*`], by)).toBe(false)
+      }
+    }
+  )
 })
