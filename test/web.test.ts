@@ -344,6 +344,21 @@ describe("web pending table", () => {
       yield* table.endStreams
       expect(yield* Stream.runCollect(table.events())).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 2 } }])
     }))
+
+  it.effect("each stream's closing event counts only the asks it was shown", () =>
+    Effect.gen(function*() {
+      const table = makePendingTable()
+      const forAna = { ...single, answerableBy: ["os:ana@*"] }
+      const asks = [single, single, forAna, forAna].map((request) => table.register(request, new Date(0))!)
+      table.settle(asks[0]!, "cancelled")
+      table.settle(asks[1]!, "timeout")
+      table.settle(asks[2]!, "cancelled")
+      table.settle(asks[3]!, "aborted")
+      yield* table.endStreams
+      const openOnly = (request: { readonly answerableBy?: ReadonlyArray<string> | undefined }) => request.answerableBy === undefined
+      expect(yield* Stream.runCollect(table.events(openOnly))).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 1 } }])
+      expect(yield* Stream.runCollect(table.events())).toEqual([{ event: "closing", data: { unanswered: 2, cancelled: 2 } }])
+    }))
 })
 
 describe("WebProvider gate", () => {

@@ -74,8 +74,8 @@ export interface Entry {
   readonly answer: Deferred.Deferred<ProviderAnswer, UserInteractionError>
 }
 
-/** Which asks one answerer is shown: those whose request it may settle. */
-export type Shows = (request: AskUserQuestionRequest) => boolean
+/** Which asks one answerer is shown: those whose request's `answerableBy` allows it. */
+export type Shows = (request: Pick<AskUserQuestionRequest, "answerableBy">) => boolean
 
 const showsAll: Shows = () => true
 
@@ -158,6 +158,12 @@ export const makePendingTable = (): PendingTable => {
   let withdrawn = 0
   /** Asks a person cancelled or declined (in the page, or on another surface of a fan-out). */
   let refused = 0
+  /**
+   * The same two counts for asks with `answerableBy`, kept with it so each
+   * stream's `closing` event counts only the asks it was shown. Only these
+   * are kept (and only their `answerableBy`): an ask without is shown to everyone.
+   */
+  const restricted: Array<{ readonly answerableBy: ReadonlyArray<string>; readonly withdrawn: boolean }> = []
 
   /** Sends `event` to every stream, or, for the event of an ask, to those shown `request`. */
   const broadcast = (event: WebEvent, request?: AskUserQuestionRequest) => {
@@ -181,14 +187,30 @@ export const makePendingTable = (): PendingTable => {
   ): boolean => {
     if (pending.get(entry.view.id) !== entry) return false
     pending.delete(entry.view.id)
-    if (isWithdrawn(outcome, elsewhere)) withdrawn++
-    else if (outcome === "cancelled" || (elsewhere !== undefined && elsewhere.settled !== "answered")) refused++
+    const counted = isWithdrawn(outcome, elsewhere)
+      ? "withdrawn"
+      : outcome === "cancelled" || (elsewhere !== undefined && elsewhere.settled !== "answered")
+      ? "refused"
+      : undefined
+    const answerableBy = entry.request.answerableBy
+    if (counted !== undefined && answerableBy !== undefined) {
+      restricted.push({ answerableBy, withdrawn: counted === "withdrawn" })
+    } else if (counted === "withdrawn") withdrawn++
+    else if (counted === "refused") refused++
     broadcast({ event: "resolved", data: { id: entry.view.id, outcome, ...elsewhere } }, entry.request)
     if (exit !== undefined) Deferred.doneUnsafe(entry.answer, exit)
     return true
   }
 
-  const closing = (): WebEvent => ({ event: "closing", data: { unanswered: withdrawn, cancelled: refused } })
+  /** The `closing` event for a stream shown what `shows` lets through. */
+  const closing = (shows: Shows): WebEvent => {
+    const seen = restricted.filter(shows)
+    const restrictedWithdrawn = seen.filter((settled) => settled.withdrawn).length
+    return {
+      event: "closing",
+      data: { unanswered: withdrawn + restrictedWithdrawn, cancelled: refused + seen.length - restrictedWithdrawn }
+    }
+  }
 
   const events = (shows: Shows = showsAll): Stream.Stream<WebEvent> =>
     Stream.unwrap(
@@ -201,7 +223,7 @@ export const makePendingTable = (): PendingTable => {
               if (shows(entry.request)) Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
             }
             if (ended) {
-              Queue.offerUnsafe(queue, closing())
+              Queue.offerUnsafe(queue, closing(shows))
               Queue.endUnsafe(queue)
             } else subscribers.add(subscriber)
             return subscriber
@@ -220,8 +242,10 @@ export const makePendingTable = (): PendingTable => {
     if (ended) return
     ended = true
     // Tells the page not to reconnect: nothing will ever be asked here again.
-    broadcast(closing())
-    for (const { queue } of subscribers) Queue.endUnsafe(queue)
+    for (const { queue, shows } of subscribers) {
+      Queue.offerUnsafe(queue, closing(shows))
+      Queue.endUnsafe(queue)
+    }
     subscribers.clear()
   })
 
