@@ -31,7 +31,7 @@ const confirmDeploy = (sessionId: string, toolCallId: string) =>
 const connection = acp.agent({ name: "deployer" })
   .onRequest(acp.methods.agent.initialize, ({ client, params }) => {
     runtime = ManagedRuntime.make(UserInteraction.layerWith(
-      AcpProvider.layer({ client, clientCapabilities: params.clientCapabilities }),
+      AcpProvider.layer({ client, clientCapabilities: params.clientCapabilities, clientInfo: params.clientInfo }),
       { timeout: "10 minutes" }
     ))
     return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} }

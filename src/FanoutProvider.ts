@@ -118,12 +118,13 @@ const fanout = (providers: ReadonlyArray<Provider>): Provider => ({
       let decided = false
       // The first verdict tells the other entrants before the race ends (the race
       // itself would interrupt them without saying why).
-      const decide = (self: Fiber.Fiber<unknown, unknown>, { result, surface }: Verdict) => {
+      const decide = (self: Fiber.Fiber<unknown, unknown>, { by, result, surface }: Verdict) => {
         if (decided || surface === undefined) return
         decided = true
         const elsewhere = Context.make(SettledElsewhere, {
           surface,
-          outcome: Result.isSuccess(result) ? "answered" : result.failure.code as ErrorCode
+          outcome: Result.isSuccess(result) ? "answered" : result.failure.code as ErrorCode,
+          by
         })
         for (const other of entrants) if (other !== self) other.interruptUnsafe(undefined, elsewhere)
       }

@@ -129,13 +129,15 @@ export const answererOf = (outcome: unknown): Answerer | undefined => {
  * Where and how an ask was settled when a surface's part of it is
  * interrupted because another surface settled it first: a fan-out puts this
  * on the interruption of the surfaces that lost, so each can say so ("Answered
- * in the terminal.").
+ * in the terminal."). `by` is who settled it, when that surface said
+ * (since 0.3.0), so a surface can name them ("Answered by Ana in the web page.").
  *
  * @since 0.2.0
  */
 export class SettledElsewhere extends Context.Service<SettledElsewhere, {
   readonly surface: string
   readonly outcome: AskOutcome
+  readonly by?: Answerer | undefined
 }>()("effect-user-interaction/SettledElsewhere") {}
 
 /**

@@ -179,6 +179,21 @@ describe.each([["in process", inProcessAgent], ["subprocess over stdio", subproc
           expect(session.seen()).toEqual([])
         }))
 
+      it.effect("answers as the client it declared at initialize: an ask for acp:test-client is asked, one for os:ana@* is NOT_AUTHORIZED unasked", () =>
+        Effect.gen(function*() {
+          const session = yield* sessionAnswering(accept({ question_1: "yes" }))
+          const allowed = yield* session.prompt(JSON.stringify({ ...single, answerableBy: ["acp:test-client"] }))
+          expect(reply(allowed.reply)).toEqual({ answers: [{ id: "go", selected: ["yes"] }] })
+          const refused = yield* session.prompt(JSON.stringify({ ...single, answerableBy: ["os:ana@*"] }))
+          expect(refused.stopReason).toBe("end_turn")
+          expect(reply(refused.reply)).toEqual({
+            name: "UserInteractionError",
+            code: "NOT_AUTHORIZED",
+            message: "Only os:ana@* may settle this ask; Test Client (acp:test-client) may not."
+          })
+          expect(session.seen()).toHaveLength(1)
+        }))
+
       it.effect("a prompt that opens like a request but is not JSON is INVALID_REQUEST, not the demo; other JSON is the demo", () =>
         Effect.gen(function*() {
           const session = yield* sessionAnswering(accept({ question_1: "SQLite" }))

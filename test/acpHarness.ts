@@ -47,10 +47,14 @@ export const scriptedClient = (answer: Answerer) => {
   return { app, seen, updates }
 }
 
+/** Who the test client says it is at `initialize`: its answers are `acp:test-client`'s. */
+export const clientInfo = { name: "test-client", title: "Test Client", version: "1.0.0" }
+
 /** The client's `initialize` params, with or without form elicitation. */
 export const initializeParams = (form: boolean): acp.InitializeRequest => ({
   protocolVersion: acp.PROTOCOL_VERSION,
-  clientCapabilities: form ? { elicitation: { form: {} } } : { elicitation: { url: {} } }
+  clientCapabilities: form ? { elicitation: { form: {} } } : { elicitation: { url: {} } },
+  clientInfo
 })
 
 /** Two NDJSON streams joined back to back, as a transport would join them. */
@@ -83,9 +87,11 @@ export const inProcess = (answer: Answerer, options: { readonly form?: boolean }
   Effect.acquireRelease(
     Effect.promise(async () => {
       let capabilities: acp.ClientCapabilities | undefined
+      let declared: acp.Implementation | null | undefined
       const agentApp = acp.agent({ name: "test-agent" })
         .onRequest(acp.methods.agent.initialize, ({ params }) => {
           capabilities = params.clientCapabilities
+          declared = params.clientInfo
           return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} }
         })
       const client = scriptedClient(answer)
@@ -93,7 +99,15 @@ export const inProcess = (answer: Answerer, options: { readonly form?: boolean }
       const agent = agentApp.connect(streams.agent)
       const connection = client.app.connect(streams.client)
       await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true))
-      return { agent, connection, seen: client.seen, updates: client.updates, capabilities, agentWrote: streams.agentWrote }
+      return {
+        agent,
+        connection,
+        seen: client.seen,
+        updates: client.updates,
+        capabilities,
+        clientInfo: declared,
+        agentWrote: streams.agentWrote
+      }
     }),
     ({ agent, connection }) =>
       Effect.sync(() => {

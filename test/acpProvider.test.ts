@@ -1,9 +1,17 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, type Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { type AskUserQuestionRequest, toElicitationContent, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
+import { Context, type Duration, Effect, Exit, Fiber, Layer, Schema, Scope, Stream } from "effect"
+import {
+  Answerer,
+  type AskUserQuestionRequest,
+  isAnswerableBy,
+  toElicitationContent,
+  UserInteraction,
+  UserInteractionProvider
+} from "effect-user-interaction"
 import { AcpProvider, type AcpProviderOptions } from "effect-user-interaction/acp"
-import { type Answerer, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
+import { clientAnswerer } from "../src/internal/answeredBy.js"
+import { type Answerer as ClientAnswers, inProcess, neverAnswers, sessionOf, waitFor } from "./acpHarness.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const inSession = (request: AskUserQuestionRequest, sessionId = "s1"): AskUserQuestionRequest => ({
@@ -12,19 +20,24 @@ const inSession = (request: AskUserQuestionRequest, sessionId = "s1"): AskUserQu
 })
 
 /** The seam with an AcpProvider on a fresh in-process connection to a scripted client. */
-const rig = (answer: Answerer, options: { readonly form?: boolean; readonly timeout?: Duration.Input } = {}) =>
+const rig = (answer: ClientAnswers, options: { readonly form?: boolean; readonly timeout?: Duration.Input } = {}) =>
   Effect.gen(function*() {
     const pair = yield* inProcess(answer, options)
-    const providerOptions: AcpProviderOptions = { client: pair.agent.client, clientCapabilities: pair.capabilities }
+    const providerOptions: AcpProviderOptions = {
+      client: pair.agent.client,
+      clientCapabilities: pair.capabilities,
+      clientInfo: pair.clientInfo
+    }
     const context = yield* Layer.build(UserInteraction.layerWith(
       AcpProvider.layer(providerOptions),
       options.timeout === undefined ? {} : { timeout: options.timeout }
     ))
     const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
-    return { ...pair, context, ask }
+    const inSeam = <A, E>(effect: Effect.Effect<A, E, UserInteraction>) => Effect.provideContext(effect, context)
+    return { ...pair, context, ask, inSeam }
   })
 
-const accept = (content: Record<string, acp.ElicitationContentValue>): Answerer => () => ({ action: "accept", content })
+const accept = (content: Record<string, acp.ElicitationContentValue>): ClientAnswers => () => ({ action: "accept", content })
 
 describe("AcpProvider", () => {
   it.live("sends one form per request to the ask's session and returns the accepted answer", () =>
@@ -357,4 +370,81 @@ describe("AcpProvider", () => {
       )
       for (const [id, label] of answers) expect(label).toBe(Number(id.slice(1)) % 2 === 0 ? "yes" : "no")
     }))
+})
+
+describe("AcpProvider: who answers", () => {
+  const client = { id: "acp:test-client", name: "Test Client" }
+
+  it.live("the client declared at initialize answers, cancels and declines: acp:<clientInfo.name>, its title as name", () =>
+    Effect.gen(function*() {
+      let next: acp.CreateElicitationResponse = { action: "accept", content: { question_1: "yes" } }
+      const { inSeam } = yield* rig(() => next)
+      const { receipt } = yield* inSeam(UserInteraction.askWithReceipt(inSession(single)))
+      expect(receipt).toMatchObject({ surface: "acp", by: client })
+      const settled = yield* inSeam(Effect.gen(function*() {
+        const events = yield* UserInteraction.subscribe
+        for (const action of ["cancel", "decline"] as const) {
+          next = { action }
+          yield* Effect.exit(UserInteraction.ask(inSession(single)))
+        }
+        return yield* events.pipe(Stream.filter((event) => event._tag === "Settled"), Stream.take(2), Stream.runCollect)
+      }).pipe(Effect.scoped))
+      expect(settled).toMatchObject([
+        { outcome: "ASK_CANCELLED", surface: "acp", by: client },
+        { outcome: "ASK_DECLINED", surface: "acp", by: client }
+      ])
+    }))
+
+  it.live("an ask the client may not settle fails NOT_AUTHORIZED before any tool call or form; one it may is asked", () =>
+    Effect.gen(function*() {
+      const { ask, seen, updates } = yield* rig(accept({ question_1: "yes" }))
+      const error = yield* Effect.flip(ask({ ...inSession(single), answerableBy: ["os:ana@*"] }))
+      expect(error.code).toBe("NOT_AUTHORIZED")
+      expect(error.message).toBe("Only os:ana@* may settle this ask; Test Client (acp:test-client) may not.")
+      expect(seen).toEqual([])
+      expect(updates).toEqual([])
+      expect(yield* ask({ ...inSession(single), answerableBy: ["acp:*"] })).toEqual(singleAnswer)
+      expect(seen).toHaveLength(1)
+    }))
+
+  it.live("a client that declared no clientInfo is nobody known: it answers open asks, and no ask with answerableBy", () =>
+    Effect.gen(function*() {
+      const pair = yield* inProcess(accept({ question_1: "yes" }))
+      const context = yield* Layer.build(UserInteraction.layerWith(
+        AcpProvider.layer({ client: pair.agent.client, clientCapabilities: pair.capabilities })
+      ))
+      const asked = (request: AskUserQuestionRequest) => UserInteraction.askWithReceipt(request).pipe(Effect.provideContext(context))
+      const { receipt } = yield* asked(inSession(single))
+      expect(receipt.surface).toBe("acp")
+      expect(receipt.by).toBeUndefined()
+      const error = yield* Effect.flip(asked({ ...inSession(single), answerableBy: ["*"] }))
+      expect(error.code).toBe("NOT_AUTHORIZED")
+      expect(error.message).toContain("this surface cannot say who is answering")
+      expect(pair.seen).toHaveLength(1)
+    }))
+})
+
+describe("a protocol client as an answerer", () => {
+  const isAnswerer = Schema.is(Answerer)
+
+  it.prop(
+    "any declared name is a valid answerer id that its own exact pattern and kind:* allow; no name is nobody known",
+    { name: Schema.String, title: Schema.optionalKey(Schema.String) },
+    ({ name, title }) => {
+      for (const kind of ["mcp", "acp"] as const) {
+        const by = clientAnswerer(kind, title === undefined ? { name } : { name, title })
+        if (name === "") {
+          expect(by).toBeUndefined()
+          continue
+        }
+        expect(by?.id).toBe(`${kind}:${name}`)
+        expect(isAnswerer(by)).toBe(true)
+        expect(by?.name).toBe(title === "" ? undefined : title)
+        expect(isAnswerableBy([`${kind}:*`], by)).toBe(true)
+        // An exact pattern is the id itself, when it is a pattern at all (no *).
+        if (!name.includes("*")) expect(isAnswerableBy([`${kind}:${name}`], by)).toBe(true)
+        expect(isAnswerableBy([`${kind === "mcp" ? "acp" : "mcp"}:*`], by)).toBe(false)
+      }
+    }
+  )
 })

@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs"
+import { hostname, userInfo } from "node:os"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { hostile } from "./terminalCorpus.js"
 import { type Run, runWith, start, tempFiles } from "./cliHarness.js"
 import { unsafeChars } from "./terminalHarness.js"
+import { askPending, makeStore, run as runDurable } from "./support/durableCli.js"
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
 
@@ -191,12 +193,14 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
   it("demo with --answers prints the answer JSON on stdout and a summary on stderr", async () => {
     const result = await runWith(["demo", "--answers", files["demo-answers.json"]!])
     expect(result.code).toBe(0)
+    // What the model receives: the person running the command answered, from their file.
     expect(JSON.parse(result.stdout)).toEqual({
       answers: [
         { id: "database", selected: ["SQLite"] },
         { id: "features", selected: ["Audit log"] },
         { id: "name", selected: [], custom: "ledger" }
-      ]
+      ],
+      answeredBy: `os:${userInfo().username}@${hostname()} (scripted)`
     })
     expect(result.stderr).toContain("demo agent: database = SQLite")
   })
@@ -315,5 +319,74 @@ describe("ask-user, without a terminal", { timeout: 90_000 }, () => {
     expect(JSON.parse(labels.stdout)).toEqual({ answers: [{ id: "answers", selected: ["a", "b"] }] })
     const label = await runWith([named["request.json"]!, "--answers", named["label.json"]!])
     expect(JSON.parse(label.stdout)).toEqual({ answers: [{ id: "answers", selected: ["b"] }] })
+  })
+})
+
+describe("ask-user --receipt", { timeout: 90_000 }, () => {
+  // Computed from the system here, as SPEC words it, not with the program's own helper.
+  const me = `os:${userInfo().username}@${hostname()}`
+  const receiptFiles = tempFiles({
+    "ana-only.json": { ...request, answerableBy: ["os:nobody-but-ana@*"] },
+    "mine.json": { ...request, answerableBy: [`os:${userInfo().username}@*`] }
+  })
+
+  /** The printed answer's receipt, its times checked to be ISO 8601 within the run. */
+  const receiptOf = (stdout: string, before: number, after: number) => {
+    expect(stdout.trim().split("\n")).toHaveLength(1)
+    const printed = JSON.parse(stdout) as { answers: unknown; receipt: { at: string; millis: number } }
+    expect(Object.keys(printed)).toEqual(["answers", "receipt"])
+    const at = Date.parse(printed.receipt.at)
+    expect(new Date(at).toISOString()).toBe(printed.receipt.at)
+    expect(at).toBeGreaterThanOrEqual(before)
+    expect(at).toBeLessThanOrEqual(after)
+    expect(printed.receipt.millis).toBeGreaterThanOrEqual(0)
+    return printed.receipt
+  }
+
+  it("--answers: the person running the command answered, as os:<user>@<host>; the output replays as an answers file", async () => {
+    const before = Date.now()
+    const result = await runWith([files["request.json"]!, "--answers", files["answers.json"]!, "--receipt"])
+    expect(result.code).toBe(0)
+    const receipt = receiptOf(result.stdout, before, Date.now())
+    expect(receipt).toEqual({ surface: "scripted", by: { id: me }, at: expect.any(String), millis: expect.any(Number) })
+    expect(JSON.parse(result.stdout).answers).toEqual([
+      { id: "db", selected: ["SQLite"] },
+      { id: "features", selected: ["auth", "search"] },
+      { id: "name", selected: [], custom: "atlas" }
+    ])
+    // Without --receipt, the same answer JSON as ever; and a receipt in a replayed file is ignored.
+    const recorded = tempFiles({ "recorded.json": result.stdout })
+    const replay = await runWith([files["request.json"]!, "--answers", recorded["recorded.json"]!])
+    expect(replay.code).toBe(0)
+    expect(JSON.parse(replay.stdout)).toEqual({ answers: JSON.parse(result.stdout).answers })
+  })
+
+  it("--durable: the answer recorded by another process is printed with the seam's receipt (surface durable)", async () => {
+    const store = makeStore()
+    const before = Date.now()
+    const asker = await askPending(store, "receipt-1", "--receipt")
+    const answerFile = store.file("answer.json", { q: "Yes" })
+    expect((await runDurable(["answer", "--store", store.url, "receipt-1", answerFile])).code).toBe(0)
+    expect(await asker.exited).toBe(0)
+    const receipt = receiptOf(asker.stdout(), before, Date.now())
+    expect(receipt).toMatchObject({ surface: "durable" })
+    expect(JSON.parse(asker.stdout()).answers).toEqual([{ id: "q", selected: ["Yes"] }])
+  })
+
+  it("line mode: the terminal's receipt names the account; an ask it may not answer exits 7 before any question", async () => {
+    const before = Date.now()
+    const result = await runWith([receiptFiles["mine.json"]!, "--receipt"], "2\n1 3\natlas\n")
+    expect(result.code).toBe(0)
+    expect(receiptOf(result.stdout, before, Date.now())).toMatchObject({ surface: "terminal", by: { id: me } })
+
+    const refused = await runWith([receiptFiles["ana-only.json"]!, "--receipt"], "2\n1 3\natlas\n")
+    expect(refused.code).toBe(7)
+    expect(refused.stdout).toBe("")
+    expect(refused.stderr).toContain("NOT_AUTHORIZED")
+    expect(refused.stderr).toContain(`Only os:nobody-but-ana@* may settle this ask; ${me} may not.`)
+    expect(refused.stderr).not.toContain("Which database?")
+    const byFile = await runWith([receiptFiles["ana-only.json"]!, "--answers", files["answers.json"]!])
+    expect(byFile.code).toBe(7)
+    expect(byFile.stdout).toBe("")
   })
 })

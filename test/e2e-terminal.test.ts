@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { hostname, userInfo } from "node:os"
 import { join } from "node:path"
 import { hostile } from "./terminalCorpus.js"
 import { ownSequences, unsafeChars } from "./terminalHarness.js"
@@ -131,12 +132,14 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     pane.keys("Enter")
     const result = await pane.finished()
     expect(result.status).toBe(0)
+    // The demo prints what its model receives, which names who answered where.
     expect(JSON.parse(result.stdout)).toEqual({
       answers: [
         { id: "database", selected: ["SQLite"] },
         { id: "features", selected: [], custom: "CSV and JSON" },
         { id: "name", selected: [], custom: "ledger" }
-      ]
+      ],
+      answeredBy: `os:${userInfo().username}@${hostname()} (terminal)`
     })
     expect(result.cooked).toBe(true)
     expect(result.cursorVisible).toBe(true)
@@ -179,6 +182,36 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
       expect(result.cooked).toBe(true)
       expect(result.cursorVisible).toBe(true)
     }
+  })
+
+  it("who answered: --receipt names the account at the terminal, and so does the Settled event of an Esc", async () => {
+    const me = `os:${userInfo().username}@${hostname()}`
+    const answered = open(`${askUser} --receipt ${files["storage.json"]}`)
+    // A program of the library's own, in the worktree so it finds the package: the Settled event of an Esc.
+    const script = tempFiles({
+      "cancel.mjs": `
+        import { readFileSync } from "node:fs"
+        import { Effect, Stream } from "effect"
+        import { UserInteraction } from "effect-user-interaction"
+        import { TerminalProvider } from "effect-user-interaction/terminal"
+        const request = JSON.parse(readFileSync(${JSON.stringify(files["storage.json"])}, "utf8"))
+        const program = Effect.gen(function*() {
+          const events = yield* UserInteraction.subscribe
+          yield* Effect.exit(UserInteraction.ask(request))
+          const settled = yield* events.pipe(Stream.filter((event) => event._tag === "Settled"), Stream.take(1), Stream.runCollect)
+          console.log(JSON.stringify(settled[0]))
+        }).pipe(Effect.scoped, Effect.provide(UserInteraction.layerWith(TerminalProvider.layer())))
+        await Effect.runPromise(program)`
+    })["cancel.mjs"]!
+    const cancelled = open(`cd ${JSON.stringify(process.cwd())} && ${JSON.stringify(process.execPath)} --input-type=module -e "$(cat ${script})"`)
+    await answered.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    answered.keys("Down", "Enter")
+    await cancelled.waitFor((text) => text.includes("❯ Postgres"), "the question")
+    cancelled.keys("Escape")
+    const receipt = JSON.parse((await answered.finished()).stdout).receipt
+    expect(receipt).toEqual({ surface: "terminal", by: { id: me }, at: expect.any(String), millis: expect.any(Number) })
+    const settled = JSON.parse((await cancelled.finished()).stdout)
+    expect(settled).toMatchObject({ _tag: "Settled", outcome: "ASK_CANCELLED", surface: "terminal", by: { id: me } })
   })
 
   it("Home/End, PageUp/PageDown and Shift+Tab move in a menu; Esc after an answer says it was not used", async () => {

@@ -139,4 +139,33 @@ describe("settled on another surface", () => {
       expect(printed).toContain("Answered in the web page.\n")
       input.end()
     }))
+
+  it.effect("a surface that knows the answerer's name: \"Answered by Ana's phone in the web page.\", the name inert; none without a name", () =>
+    Effect.gen(function*() {
+      const said = (by: { readonly id: string; readonly name?: string }) =>
+        Effect.gen(function*() {
+          const terminal: TestTerminal = yield* makeTestTerminal
+          const gate = yield* Deferred.make<void>()
+          const both = FanoutProvider.layer(
+            TerminalProvider.layerTerminal({ bell: false }).pipe(Layer.provide(terminal.layer)),
+            Layer.succeed(UserInteractionProvider, UserInteractionProvider.of({
+              name: "web",
+              ask: () => Effect.as(Deferred.await(gate), { ...singleAnswer, by })
+            }))
+          )
+          const fiber = yield* Effect.forkChild(UserInteraction.ask(single).pipe(Effect.provide(UserInteraction.layerWith(both))))
+          yield* terminal.waitFor((text) => text.includes("Deploy now?"))
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(fiber)
+          return terminal.written().split("\x1b[?25h").at(-1)!
+        })
+      expect(yield* said({ id: "device:3f2a", name: "Ana's phone" })).toMatch(/Answered by Ana's phone in the web page\.\n$/)
+      const unnamed = yield* said({ id: "web:token" })
+      expect(unnamed).toMatch(/Answered in the web page\.\n$/)
+      expect(unnamed).not.toContain("Answered by")
+      const hostile = yield* said({ id: "device:x", name: "Eve\x1b]0;pwned\x07\u202e" })
+      expect(hostile).toMatch(/Answered by Eve\\x1b\]0;pwned\\x07\\u202e in the web page\.\n$/)
+      expect(hostile).not.toContain("\x1b]0")
+      expect(hostile).not.toContain("\u202e")
+    }))
 })

@@ -4,8 +4,15 @@
  * `InMemoryTransport`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { CLIENT_CAPABILITIES_META_KEY, InMemoryTransport, type JSONRPCMessage, McpServer } from "@modelcontextprotocol/server"
-import { Arbitrary, Effect, Exit, Fiber, Layer, ManagedRuntime, Schema, Scope } from "effect"
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  InMemoryTransport,
+  type JSONRPCMessage,
+  McpServer,
+  type Transport
+} from "@modelcontextprotocol/server"
+import { Arbitrary, Effect, Exit, Fiber, Layer, ManagedRuntime, Schema, Scope, Stream } from "effect"
 import { Tool } from "effect/ai"
 import { type AskUserQuestionAnswer, AskUserQuestionItem, type AskUserQuestionRequest, AskUserQuestionTool, toElicitationContent, UserInteraction } from "effect-user-interaction"
 import { McpProvider } from "effect-user-interaction/mcp"
@@ -15,7 +22,7 @@ import { brief } from "../src/internal/brief.js"
 import { causeOf, sdkRequestTimeoutMillis } from "../src/mcp/elicit.js"
 import { serveAskUser } from "../src/mcp/server.js"
 import { toContent20250618 } from "../src/mcp/form20250618.js"
-import { connectClient, eras, type Human, inProcess, rawClient, recordedPair, type Reply, waitFor } from "./support/mcpClient.js"
+import { connectClient, type Era, eras, type Human, inProcess, rawClient, recordedPair, type Reply, waitFor } from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const accept = (content: Record<string, unknown>): Reply => ({ action: "accept", content })
@@ -24,6 +31,27 @@ const answering = (request: AskUserQuestionRequest, answer: Parameters<typeof to
 const isRequest = (method: string) => (m: JSONRPCMessage): m is JSONRPCMessage & { id: number } =>
   "method" in m && m.method === method && "id" in m
 const errorCode = (json: any) => ({ name: json.name, code: json.code })
+
+/**
+ * An app's own MCP server on `transport`, wired with McpProvider, serving one tool `deploy` whose
+ * handler runs through `McpProvider.handleToolCall`; closed with the test's scope.
+ */
+const serveAppTool = (
+  transport: Transport,
+  description: string,
+  handler: Effect.Effect<CallToolResult, unknown, UserInteraction>
+) =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const handle = serveStdio(() => {
+      const server = new McpServer({ name: "deployer", version: "1.0.0" })
+      const runtime = ManagedRuntime.make(UserInteraction.layerWith(McpProvider.layer(server)))
+      server.registerTool("deploy", { description }, (ctx) => runtime.runPromise(McpProvider.handleToolCall(ctx, handler)))
+      server.server.onclose = () => void runtime.dispose()
+      return server
+    }, { transport })
+    yield* Scope.addFinalizer(scope, Effect.promise(() => handle.close()))
+  })
 
 describe("ask_user_question over MCP (in process)", () => {
   it.live("lists one tool whose input schema is AskUserQuestionTool's, generated from AskUserQuestionArgs", () =>
@@ -522,23 +550,11 @@ describe("McpProvider across protocol eras (in process)", () => {
   it.live("2026-07-28: an app's own tool asks twice in a row through McpProvider.handleToolCall, one round each", () =>
     Effect.gen(function*() {
       const pair = recordedPair()
-      const scope = yield* Effect.scope
-      const handle = serveStdio(() => {
-        const server = new McpServer({ name: "deployer", version: "1.0.0" })
-        const runtime = ManagedRuntime.make(UserInteraction.layerWith(McpProvider.layer(server)))
-        server.registerTool("deploy", { description: "Deploy after two questions." }, (ctx) =>
-          runtime.runPromise(McpProvider.handleToolCall(
-            ctx,
-            Effect.gen(function*() {
-              const where = yield* UserInteraction.ask({ questions: [{ id: "where", question: "Where?", options: [{ label: "staging" }, { label: "production" }] }] })
-              const sure = yield* UserInteraction.ask({ questions: [{ id: "sure", question: `Sure about ${where.answers[0]!.selected[0]}?` }] })
-              return { content: [{ type: "text" as const, text: `${where.answers[0]!.selected[0]}: ${sure.answers[0]!.custom}` }] }
-            })
-          )))
-        server.server.onclose = () => void runtime.dispose()
-        return server
-      }, { transport: pair.server })
-      yield* Scope.addFinalizer(scope, Effect.promise(() => handle.close()))
+      yield* serveAppTool(pair.server, "Deploy after two questions.", Effect.gen(function*() {
+        const where = yield* UserInteraction.ask({ questions: [{ id: "where", question: "Where?", options: [{ label: "staging" }, { label: "production" }] }] })
+        const sure = yield* UserInteraction.ask({ questions: [{ id: "sure", question: `Sure about ${where.answers[0]!.selected[0]}?` }] })
+        return { content: [{ type: "text" as const, text: `${where.answers[0]!.selected[0]}: ${sure.answers[0]!.custom}` }] }
+      }))
       const h = yield* connectClient(pair.client, {
         era: "2026-07-28",
         human: (form) => accept(form.message.includes("Where?") ? { question_1: "production" } : { question_1: "very" })
@@ -738,4 +754,50 @@ describe("failure messages for a model", () => {
     // A zod error's own message is nothing but the dump.
     expect(causeOf(dump)).toBe("Invalid input at content.question_1")
   })
+})
+
+describe("McpProvider: who answers", () => {
+  /**
+   * An app's own tool on a server wired with McpProvider, answered by a client of `era` in process:
+   * it asks three times (answered, refused for another client, cancelled) and reports the receipt,
+   * the refusal's code and message, and the Settled events it saw.
+   */
+  const appTool = (era: Era) =>
+    Effect.gen(function*() {
+      const pair = recordedPair()
+      yield* serveAppTool(pair.server, "Asks three times.", Effect.gen(function*() {
+        const events = yield* UserInteraction.subscribe
+        const { receipt } = yield* UserInteraction.askWithReceipt({ ...single, answerableBy: ["mcp:test-client-*"] })
+        const refused = yield* Effect.flip(UserInteraction.ask({ ...single, answerableBy: ["mcp:claude-code"] }))
+        yield* Effect.exit(UserInteraction.ask({ questions: [{ id: "stop", question: "Stop?" }] }))
+        const settled = yield* events.pipe(Stream.filter((event) => event._tag === "Settled"), Stream.take(3), Stream.runCollect)
+        const report = { receipt, refused: { code: refused.code, message: refused.message }, settled }
+        return { content: [{ type: "text" as const, text: JSON.stringify(report) }] }
+      }).pipe(Effect.scoped))
+      const h = yield* connectClient(pair.client, {
+        era,
+        human: (form) => form.message.includes("Stop?") ? { action: "cancel" } : accept({ question_1: "yes" })
+      })
+      const result: any = yield* Effect.promise(() => h.callTool("deploy", {}))
+      return { report: JSON.parse(result.content[0].text), forms: h.forms }
+    })
+
+  it.live.each(eras)("%s: the client's declared name answers and cancels; an ask for another client is NOT_AUTHORIZED, never sent", (era) =>
+    Effect.gen(function*() {
+      const { forms, report } = yield* appTool(era)
+      const client = { id: `mcp:test-client-${era}` }
+      expect(report.receipt).toMatchObject({ surface: "mcp", by: client })
+      expect(report.refused).toEqual({
+        code: "NOT_AUTHORIZED",
+        message: `Only mcp:claude-code may settle this ask; mcp:test-client-${era} may not.`
+      })
+      expect(report.settled).toMatchObject([
+        { outcome: "answered", surface: "mcp", by: client },
+        { outcome: "NOT_AUTHORIZED", surface: "mcp" },
+        { outcome: "ASK_CANCELLED", surface: "mcp", by: client }
+      ])
+      expect(report.settled[1].by).toBeUndefined()
+      // Two forms: the refused ask never reached the client.
+      expect(forms.map((form) => form.message)).toEqual([expect.stringContaining("Deploy now?"), expect.stringContaining("Stop?")])
+    }))
 })

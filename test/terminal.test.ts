@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import stringWidth from "fast-string-width"
-import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope, Terminal } from "effect"
-import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
+import { Arbitrary, Effect, Exit, Fiber, Layer, Schema, Scope, Stream, Terminal } from "effect"
+import { type AskUserQuestionRequest, FanoutProvider, ScriptedProvider, UserInteraction } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
 import { spawn } from "node:child_process"
 import { once } from "node:events"
+import { hostname, userInfo } from "node:os"
 import { PassThrough, Writable } from "node:stream"
 import type * as tty from "node:tty"
 import { makeTerminal } from "../src/terminal/device.js"
@@ -928,5 +929,74 @@ describe("TerminalProvider, line mode", () => {
       yield* UserInteraction.ask(single).pipe(Effect.provide(lineProvider(input, output)))
       expect(input.listenerCount("data")).toBe(0)
       expect(input.listenerCount("end")).toBe(0)
+    }))
+})
+
+describe("TerminalProvider: who answers", () => {
+  // Computed here from the system, not with the provider's helper: the id the test expects is SPEC's.
+  const me = `os:${userInfo().username}@${hostname()}`
+
+  it.effect("an answer and a cancel, in TTY and line mode, are the account's running the process", () =>
+    Effect.gen(function*() {
+      const tty = yield* withTerminal((terminal) =>
+        Effect.gen(function*() {
+          yield* terminal.press(down, enter)
+          const answered = yield* UserInteraction.askWithReceipt(single)
+          const events = yield* UserInteraction.subscribe
+          yield* terminal.press(esc)
+          const cancelled = yield* Effect.flip(UserInteraction.ask(single))
+          const settled = yield* events.pipe(Stream.filter((event) => event._tag === "Settled"), Stream.take(1), Stream.runCollect)
+          return { answered, cancelled, settled }
+        }).pipe(Effect.scoped)
+      )
+      expect(tty.answered.answer).toEqual({ answers: [{ id: "db", selected: ["SQLite"] }] })
+      expect(tty.answered.receipt).toMatchObject({ surface: "terminal", by: { id: me } })
+      expect(tty.cancelled.code).toBe("ASK_CANCELLED")
+      expect(tty.settled[0]).toMatchObject({ outcome: "ASK_CANCELLED", surface: "terminal", by: { id: me } })
+
+      const input = new PassThrough()
+      input.write("2\n!\n")
+      const lines = yield* Effect.gen(function*() {
+        const answered = yield* UserInteraction.askWithReceipt(single)
+        const events = yield* UserInteraction.subscribe
+        const cancelled = yield* Effect.flip(UserInteraction.ask(single))
+        const settled = yield* events.pipe(Stream.filter((event) => event._tag === "Settled"), Stream.take(1), Stream.runCollect)
+        return { answered, cancelled, settled }
+      }).pipe(Effect.scoped, Effect.provide(lineProvider(input, new PassThrough())))
+      expect(lines.answered.receipt).toMatchObject({ surface: "terminal", by: { id: me } })
+      expect(lines.cancelled.code).toBe("ASK_CANCELLED")
+      expect(lines.settled[0]).toMatchObject({ outcome: "ASK_CANCELLED", by: { id: me } })
+    }))
+
+  it.effect("an ask the account may answer is shown; one it may not is refused NOT_AUTHORIZED at once, never drawn", () =>
+    withTerminal((terminal) =>
+      Effect.gen(function*() {
+        const user = userInfo().username
+        yield* terminal.press(enter)
+        const allowed = yield* UserInteraction.askWithReceipt({ ...single, answerableBy: [`os:${user}@*`] })
+        expect(allowed.receipt.by).toEqual({ id: me })
+        const before = terminal.written()
+        const refused = yield* Effect.flip(UserInteraction.ask({ ...single, answerableBy: ["os:someone-else@*", "device:*"] }))
+        expect(refused.code).toBe("NOT_AUTHORIZED")
+        expect(refused.message).toContain("os:someone-else@*, device:*")
+        expect(refused.message).toContain(me)
+        // Nothing was drawn for it, and no raw-mode session was left open.
+        expect(terminal.written()).toBe(before)
+        expect(terminal.openSessions()).toBe(0)
+      })
+    ))
+
+  it.live("in a fan-out, the terminal a stranger sits at drops out and the other surface answers", () =>
+    Effect.gen(function*() {
+      const terminal = yield* makeTestTerminal
+      const ana = { id: "os:ana@build-01" }
+      const { receipt } = yield* UserInteraction.askWithReceipt({ ...single, answerableBy: ["os:ana@*"] }).pipe(
+        Effect.provide(UserInteraction.layerWith(FanoutProvider.layer(
+          TerminalProvider.layerTerminal({ bell: false }).pipe(Layer.provide(terminal.layer)),
+          ScriptedProvider.layer(() => Effect.as(Effect.sleep("20 millis"), { answers: [{ id: "db", selected: ["SQLite"] }] }), { by: ana })
+        )))
+      )
+      expect(receipt).toMatchObject({ surface: "scripted", by: ana })
+      expect(terminal.written()).toBe("")
     }))
 })

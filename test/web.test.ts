@@ -4,7 +4,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { connect, type Socket } from "node:net"
 import { Context, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
-import { type AskUserQuestionRequest, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
+import {
+  type AskUserQuestionRequest,
+  FanoutProvider,
+  ScriptedProvider,
+  UserInteraction,
+  UserInteractionProvider
+} from "effect-user-interaction"
 import { WebProvider, type WebProviderOptions } from "effect-user-interaction/web"
 import { makePendingTable } from "../src/web/pending.js"
 import { makeHostCheck, originAllowed } from "../src/web/security.js"
@@ -299,17 +305,17 @@ describe("web pending table", () => {
     Effect.gen(function*() {
       const table = makePendingTable()
       const entry = table.register(single, new Date(0))
-      const head = yield* Stream.runHead(table.events)
+      const head = yield* Stream.runHead(table.events())
       expect(Option.getOrUndefined(head)).toEqual({ event: "asked", data: entry?.view })
       expect(table.subscribers()).toBe(0)
 
-      const fiber = yield* Effect.forkChild(Stream.runCollect(table.events))
+      const fiber = yield* Effect.forkChild(Stream.runCollect(table.events()))
       yield* Effect.yieldNow
       expect(table.subscribers()).toBe(1)
       yield* table.close
       expect(table.register(single, new Date(0))).toBeUndefined()
       // Closed, but the streams stay open until the requests already sent are answered.
-      const late = yield* Effect.forkChild(Stream.runCollect(table.events))
+      const late = yield* Effect.forkChild(Stream.runCollect(table.events()))
       yield* Effect.yieldNow
       expect(table.subscribers()).toBe(2)
       expect(fiber.pollUnsafe()).toBeUndefined()
@@ -323,7 +329,7 @@ describe("web pending table", () => {
       expect(yield* Fiber.join(late)).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 0 } }])
       expect(table.subscribers()).toBe(0)
       // A stream opened after the end gets the closing event and ends at once.
-      expect(yield* Stream.runCollect(table.events)).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 0 } }])
+      expect(yield* Stream.runCollect(table.events())).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 0 } }])
     }))
 
   it.effect("the closing event counts the asks a person cancelled or declined, here or on another surface, apart from the withdrawn", () =>
@@ -336,7 +342,22 @@ describe("web pending table", () => {
       table.settle(asks[3]!, "timeout")
       table.settle(asks[4]!, "answered", Exit.succeed(singleAnswer))
       yield* table.endStreams
-      expect(yield* Stream.runCollect(table.events)).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 2 } }])
+      expect(yield* Stream.runCollect(table.events())).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 2 } }])
+    }))
+
+  it.effect("each stream's closing event counts only the asks it was shown", () =>
+    Effect.gen(function*() {
+      const table = makePendingTable()
+      const forAna = { ...single, answerableBy: ["os:ana@*"] }
+      const asks = [single, single, forAna, forAna].map((request) => table.register(request, new Date(0))!)
+      table.settle(asks[0]!, "cancelled")
+      table.settle(asks[1]!, "timeout")
+      table.settle(asks[2]!, "cancelled")
+      table.settle(asks[3]!, "aborted")
+      yield* table.endStreams
+      const openOnly = (request: { readonly answerableBy?: ReadonlyArray<string> | undefined }) => request.answerableBy === undefined
+      expect(yield* Stream.runCollect(table.events(openOnly))).toEqual([{ event: "closing", data: { unanswered: 1, cancelled: 1 } }])
+      expect(yield* Stream.runCollect(table.events())).toEqual([{ event: "closing", data: { unanswered: 2, cancelled: 2 } }])
     }))
 })
 
@@ -497,4 +518,153 @@ describe("WebProvider gate", () => {
     expect(originAllowed("http://localhost:4000", "127.0.0.1:4000")).toBe(false)
     expect(originAllowed("null", "127.0.0.1:4000")).toBe(false)
   })
+})
+
+describe("WebProvider: who answers, and who is shown what", () => {
+  /** The seam over a web provider, with its events, in the test's scope. */
+  const startWatched = (options: WebProviderOptions = {}) =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer({ token, ...options })))
+      const web = Context.get(context, WebProvider)
+      const settled = yield* UserInteraction.subscribe.pipe(
+        Effect.map(Stream.filter((event) => event._tag === "Settled")),
+        Effect.provideContext(context)
+      )
+      const inSeam = <A, E>(effect: Effect.Effect<A, E, UserInteraction>) => Effect.provideContext(effect, context)
+      return { web, settled, inSeam }
+    })
+
+  const listedIds = (port: number, headers: Record<string, string> = {}) =>
+    promise(() => send(port, "/api/questions", { headers: { ...auth, ...headers } })).pipe(
+      Effect.map((reply) => (reply.json.pending as Array<{ id: string; request: { questions: Array<{ id: string }> } }>))
+    )
+
+  /** One question whose id names the ask, so a listing says which asks it holds. */
+  const askNamed = (name: string, answerableBy?: ReadonlyArray<string>): AskUserQuestionRequest => ({
+    questions: [{ id: name, question: `${name}?`, options: [{ label: "yes" }, { label: "no" }] }],
+    ...(answerableBy === undefined ? {} : { answerableBy })
+  })
+  const yes = (name: string) => ({ answers: [{ id: name, selected: ["yes"] }] })
+
+  it.live("the token holder answers and cancels as web:token: in the receipt and in Settled", () =>
+    Effect.gen(function*() {
+      const { inSeam, settled, web } = yield* startWatched()
+      const answering = yield* Effect.forkChild(inSeam(UserInteraction.askWithReceipt(askNamed("go"))))
+      const [answered] = yield* pendingIds(web.port, 1)
+      expect((yield* promise(() => postJson(web.port, `/api/questions/${answered}/answer`, token, yes("go")))).status).toBe(200)
+      const { answer, receipt } = yield* Fiber.join(answering)
+      expect(answer).toEqual(yes("go"))
+      expect(receipt).toMatchObject({ surface: "web", by: { id: "web:token" } })
+
+      const cancelling = yield* Effect.forkChild(inSeam(UserInteraction.ask(askNamed("stop"))))
+      const [cancelled] = yield* pendingIds(web.port, 1)
+      expect((yield* promise(() => postJson(web.port, `/api/questions/${cancelled}/cancel`, token, {}))).status).toBe(200)
+      expect((yield* Effect.flip(Fiber.join(cancelling))).code).toBe("ASK_CANCELLED")
+      const events = yield* settled.pipe(Stream.take(2), Stream.runCollect)
+      expect(events[0]).toMatchObject({ outcome: "answered", surface: "web", by: { id: "web:token" } })
+      expect(events[1]).toMatchObject({ outcome: "ASK_CANCELLED", surface: "web", by: { id: "web:token" } })
+    }))
+
+  it.live("the token holder is shown only asks it may answer (none, web:token, web:*, *); on another, 403 and it stays pending", () =>
+    Effect.gen(function*() {
+      const { inSeam, web } = yield* startWatched()
+      const events = yield* promise(() => openEvents(web.port, token))
+      const asks = {
+        open: askNamed("open"),
+        exact: askNamed("exact", ["web:token"]),
+        web: askNamed("web", ["web:*"]),
+        anyone: askNamed("anyone", ["os:ana@*", "*"]),
+        ana: askNamed("ana", ["os:ana@*"]),
+        devices: askNamed("devices", ["device:*", "web:tok"])
+      }
+      const fibers = yield* Effect.forEach(Object.values(asks), (request) => Effect.forkChild(inSeam(UserInteraction.ask(request))))
+      yield* promise(() => waitFor(() => Effect.runPromise(Effect.map(web.pending, (p) => p.length === 6)), 10_000, "six asks"))
+      const late = yield* promise(() => openEvents(web.port, token))
+      // A marker asked after everything else: on each ordered stream, whatever was sent before it has arrived.
+      const nameOf = (event: { readonly data: any }): string => event.data.request.questions[0].id
+      const marker = yield* Effect.forkChild(inSeam(UserInteraction.ask(askNamed("marker"))))
+      for (const stream of [events, late]) yield* promise(() => stream.next((e) => e.event === "asked" && nameOf(e) === "marker"))
+
+      // The table holds them all; the token holder's listing, event stream and replay only the others (sorted: the
+      // forks' order need not be the order they reach the page).
+      const shown = ["anyone", "exact", "marker", "open", "web"]
+      const listed = yield* listedIds(web.port)
+      expect(listed.map((view) => view.request.questions[0]!.id).sort()).toEqual(shown)
+      for (const stream of [events, late]) {
+        expect(stream.events.filter((e) => e.event === "asked").map(nameOf).sort()).toEqual(shown)
+      }
+
+      const hidden = (yield* web.pending).filter((view) => ["ana", "devices"].includes(view.request.questions[0]!.id))
+      expect(hidden).toHaveLength(2)
+      for (const view of hidden) {
+        const name = view.request.questions[0]!.id
+        const answer = yield* promise(() => postJson(web.port, `/api/questions/${view.id}/answer`, token, yes(name)))
+        expect(answer.status).toBe(403)
+        expect(answer.json.error).toBe("not-authorized")
+        expect(answer.json.message).toContain("web:token may not")
+        const cancel = yield* promise(() => postJson(web.port, `/api/questions/${view.id}/cancel`, token, {}))
+        expect([cancel.status, cancel.json.error]).toEqual([403, "not-authorized"])
+      }
+      // Refused, both stay pending, and their callers are still waiting.
+      expect((yield* web.pending).map((view) => view.id)).toEqual(expect.arrayContaining(hidden.map((view) => view.id)))
+      expect(fibers.map((fiber) => fiber.pollUnsafe())).toEqual(fibers.map(() => undefined))
+
+      // The shown ones are answered; the hidden ones end unseen, with no resolved event either.
+      for (const view of listed) {
+        const name = view.request.questions[0]!.id
+        expect((yield* promise(() => postJson(web.port, `/api/questions/${view.id}/answer`, token, yes(name)))).status).toBe(200)
+      }
+      yield* Effect.forEach([...fibers.slice(0, 4), marker], Fiber.join)
+      yield* Effect.forEach(fibers.slice(4), Fiber.interrupt)
+      const after = yield* Effect.forkChild(inSeam(UserInteraction.ask(askNamed("after"))))
+      yield* promise(() => events.next((e) => e.event === "asked" && nameOf(e) === "after"))
+      const resolvedIds = events.events.filter((e) => e.event === "resolved").map((e) => e.data.id)
+      expect(resolvedIds.sort()).toEqual(listed.map((view) => view.id).sort())
+      yield* Fiber.interrupt(after)
+      events.close()
+      late.close()
+    }))
+
+  it.live("a server that names its visitors per request: a device sees and answers its asks; nobody known sees only open ones", () =>
+    Effect.gen(function*() {
+      const { inSeam, web } = yield* startWatched({
+        // As a remote inbox would from a device's credential; here from a header.
+        answerer: (request) => {
+          const device = request.headers["x-device"]
+          return Effect.succeed(device === undefined ? undefined : { id: `device:${device}`, name: "Ana's phone" })
+        }
+      })
+      const open = yield* Effect.forkChild(inSeam(UserInteraction.ask(askNamed("open"))))
+      const phones = yield* Effect.forkChild(inSeam(UserInteraction.askWithReceipt(askNamed("phones", ["device:*"]))))
+      yield* promise(() => waitFor(() => Effect.runPromise(Effect.map(web.pending, (p) => p.length === 2)), 10_000, "two asks"))
+      const phone = { "x-device": "3f2a" }
+      expect((yield* listedIds(web.port)).map((view) => view.request.questions[0]!.id)).toEqual(["open"])
+      const seen = yield* listedIds(web.port, phone)
+      expect(seen.map((view) => view.request.questions[0]!.id)).toEqual(["open", "phones"])
+      const phoneEvents = yield* promise(() => openEvents(web.port, token, phone))
+      yield* promise(() => phoneEvents.next((e) => e.event === "asked" && e.data.request.questions[0].id === "phones"))
+
+      const path = `/api/questions/${seen[1]!.id}/answer`
+      const anonymous = yield* promise(() => postJson(web.port, path, token, yes("phones")))
+      expect([anonymous.status, anonymous.json.error]).toEqual([403, "not-authorized"])
+      expect(anonymous.json.message).toContain("this surface cannot say who is answering")
+      expect((yield* promise(() => postJson(web.port, path, token, yes("phones"), phone))).status).toBe(200)
+      const { receipt } = yield* Fiber.join(phones)
+      expect(receipt).toMatchObject({ surface: "web", by: { id: "device:3f2a", name: "Ana's phone" } })
+      yield* Fiber.interrupt(open)
+      phoneEvents.close()
+    }))
+
+  it.live("in a fan-out with a slower surface, the web page's answer wins with web:token", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(UserInteraction.layerWith(FanoutProvider.layer(
+        WebProvider.layer({ token }),
+        ScriptedProvider.layer(() => Effect.as(Effect.sleep("1 hour"), yes("go")), { by: { id: "os:ana@build-01" } })
+      )))
+      const web = Context.get(context, WebProvider)
+      const fiber = yield* Effect.forkChild(UserInteraction.askWithReceipt(askNamed("go")).pipe(Effect.provideContext(context)))
+      const [id] = yield* pendingIds(web.port, 1)
+      expect((yield* promise(() => postJson(web.port, `/api/questions/${id}/answer`, token, yes("go")))).status).toBe(200)
+      expect((yield* Fiber.join(fiber)).receipt).toMatchObject({ surface: "web", by: { id: "web:token" } })
+    }))
 })

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { connect, createServer, type Socket } from "node:net"
+import { hostname, userInfo } from "node:os"
 import { dirname, join } from "node:path"
 import { program, start, tempFiles } from "./cliHarness.js"
 import { openEvents, postJson, send, waitFor } from "./support/webClient.js"
@@ -270,6 +271,32 @@ describe("ask-user --web", () => {
       })
     } finally {
       run.child.kill("SIGKILL")
+    }
+  })
+
+  it("--receipt with --terminal names the surface and who answered: web:token in the page, the account on the terminal", async () => {
+    const me = `os:${userInfo().username}@${hostname()}`
+    const page = await startWeb(["--terminal", "--receipt"])
+    try {
+      await page.run.stderrContains("yes")
+      const id = await pendingId(page.port)
+      expect((await postJson(page.port, `/api/questions/${id}/answer`, token, answer)).status).toBe(200)
+      expect(await page.run.exited).toBe(0)
+      const printed = JSON.parse(page.run.stdout())
+      expect(printed).toEqual({ ...answer, receipt: { surface: "web", by: { id: "web:token" }, at: expect.any(String), millis: expect.any(Number) } })
+      expect(new Date(printed.receipt.at).toISOString()).toBe(printed.receipt.at)
+    } finally {
+      page.run.child.kill("SIGKILL")
+    }
+    const terminal = await startWeb(["--terminal", "--receipt"])
+    try {
+      await terminal.run.stderrContains("yes")
+      await pendingId(terminal.port)
+      terminal.run.child.stdin!.write("2\n")
+      expect(await terminal.run.exited).toBe(0)
+      expect(JSON.parse(terminal.run.stdout()).receipt).toMatchObject({ surface: "terminal", by: { id: me } })
+    } finally {
+      terminal.run.child.kill("SIGKILL")
     }
   })
 })

@@ -983,4 +983,30 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page 
       yield* promise(() => page.getByRole("alert").filter({ hasText: "Answered in the terminal." }).waitFor())
       expect(yield* promise(() => page.title())).toBe("Questions for you")
     }))
+
+  it.effect("an ask only os:ana@* may answer is not on the page; an open one is, and the title counts only it", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems, web } = yield* open
+      const forAna = yield* Effect.forkChild(ask({
+        questions: [{ id: "deploy", question: "Deploy to production?", options: [{ label: "Deploy" }, { label: "Hold" }] }],
+        answerableBy: ["os:ana@*"]
+      }))
+      const openAsk = yield* Effect.forkChild(ask(single))
+      const question = single.questions[0]!.question
+      yield* promise(() => page.getByRole("heading", { name: question }).waitFor())
+      expect((yield* web.pending).length).toBe(2)
+      expect(yield* promise(() => page.getByText("Deploy to production?").count())).toBe(0)
+      expect(yield* promise(() => page.getByText("other request", { exact: false }).count())).toBe(0)
+      expect(yield* promise(() => page.title())).toBe("(1) Questions for you")
+
+      yield* promise(() => page.getByRole("button", { name: new RegExp(`^${singleAnswer.answers[0]!.selected[0]}`) }).click())
+      expect(yield* Fiber.join(openAsk)).toEqual(singleAnswer)
+      // Ana's ask is still pending, and still not shown: the page has nothing for this token holder.
+      yield* promise(() => page.getByText("No questions are waiting").waitFor())
+      expect(yield* promise(() => page.getByText("Deploy to production?").count())).toBe(0)
+      expect((yield* web.pending).length).toBe(1)
+      expect(forAna.pollUnsafe()).toBeUndefined()
+      yield* Fiber.interrupt(forAna)
+      expect(problems).toEqual([])
+    }))
 })

@@ -7,7 +7,7 @@
  * ```ts
  * const app = acp.agent()
  *   .onRequest(acp.methods.agent.initialize, ({ params, client }) => … AcpProvider.layer({
- *     client, clientCapabilities: params.clientCapabilities }) …)
+ *     client, clientCapabilities: params.clientCapabilities, clientInfo: params.clientInfo }) …)
  *   .onNotification(acp.methods.agent.session.cancel, ({ params }) =>
  *     … AcpProvider.use((p) => p.cancelSession(params.sessionId)) …)
  * // inside session/prompt, around the tool call that asks:
@@ -20,7 +20,10 @@
  * `ProviderFailed` and nothing is sent; when the client did not advertise
  * `clientCapabilities.elicitation.form`, or a question is secret (which
  * needs a secret page, not a form), it fails `ProviderFailed` with no form
- * sent, shown in its session as a tool call that failed.
+ * sent, shown in its session as a tool call that failed. Answers, cancels
+ * and declines are the client's, `acp:<clientInfo.name>`; an ask whose
+ * `answerableBy` does not allow it fails `NotAuthorized` before any tool
+ * call or form.
  *
  * @since 0.1.0
  */
@@ -42,6 +45,7 @@ import {
   type SessionScope
 } from "./elicit.js"
 import { toolCallFinished, toolCallStarted } from "./toolCall.js"
+import { askAs, clientAnswerer } from "../internal/answeredBy.js"
 import { interruptionReason, UserInteractionProvider } from "../UserInteractionProvider.js"
 import {
   AskAborted,
@@ -75,14 +79,23 @@ export const AcpSession = Context.Reference<AcpSession | undefined>("effect-user
 
 /**
  * What `AcpProvider.layer` is given: the agent side of the connection (the
- * SDK's `AgentContext`, e.g. `connection.client` or a handler's `client`) and
- * the client's capabilities from its `initialize` request.
+ * SDK's `AgentContext`, e.g. `connection.client` or a handler's `client`),
+ * and the client's capabilities and `clientInfo` from its `initialize` request.
  *
  * @since 0.1.0
  */
 export interface AcpProviderOptions {
   readonly client: acp.AgentContext
   readonly clientCapabilities: acp.ClientCapabilities | null | undefined
+  /**
+   * The client's `clientInfo` from its `initialize` request: who answers its
+   * forms, `acp:<name>` (its `title` as the name people know it by). A client
+   * that declared none is an unknown answerer, which cannot settle an ask
+   * with `answerableBy`.
+   *
+   * @since 0.3.0
+   */
+  readonly clientInfo?: acp.Implementation | null | undefined
   /**
    * How long `cancelSession` lets the client answer its open forms itself
    * (ACP asks clients to settle their pending requests after
@@ -194,7 +207,8 @@ export class AcpProvider extends Context.Service<AcpProvider, {
           return Effect.fail(error)
         })
 
-      const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
+      const by = clientAnswerer("acp", options.clientInfo)
+      const askInSession = (request: AskUserQuestionRequest) =>
         Effect.flatMap(AcpSession, (session) => {
           if (closed) return Effect.fail(new ProviderClosed({ message: "The ACP provider is closed." }))
           const sessionId = session?.sessionId ?? request.agent?.id
@@ -215,6 +229,8 @@ export class AcpProvider extends Context.Service<AcpProvider, {
           }
           return askOnForm(request, scope, own)
         })
+      // An ask the client may not settle is refused before any tool call or form.
+      const ask: UserInteractionProvider["Service"]["ask"] = (request) => askAs(by, request, askInSession(request))
 
       const cancelSession = (sessionId: string, cancelOptions?: CancelSessionOptions) =>
         Effect.suspend(() => {

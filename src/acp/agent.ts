@@ -4,7 +4,8 @@
  *
  * - `initialize` registers the `AcpProvider` for this connection, with the
  *   client's capabilities (so a client without form elicitation gets
- *   `PROVIDER_FAILED` reports and never an elicitation);
+ *   `PROVIDER_FAILED` reports and never an elicitation) and its `clientInfo`
+ *   (its answers are `acp:<name>`'s);
  * - `session/new` needs an absolute `cwd` (`-32602` otherwise);
  * - `session/prompt`: prompt text that parses as a JSON object is the request
  *   (`decodeRequestJson`; a bad one is reported as `INVALID_REQUEST`), any
@@ -148,10 +149,10 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     /** Forks a turn straight into the set, with the seam in its context: one fiber per turn, no context built per turn. */
     let runTurn: ((turn: Effect.Effect<void, never, UserInteraction | AcpProvider>) => Fiber.Fiber<void>) | undefined
 
-    const register = (client: acp.AgentContext, clientCapabilities: acp.ClientCapabilities | undefined) =>
+    const register = (client: acp.AgentContext, params: acp.InitializeRequest) =>
       Layer.buildWithScope(
         UserInteraction.layerWith(
-          AcpProvider.layer({ client, clientCapabilities }),
+          AcpProvider.layer({ client, clientCapabilities: params.clientCapabilities, clientInfo: params.clientInfo }),
           options.timeout === undefined ? {} : { timeout: options.timeout }
         ),
         seamScope
@@ -254,7 +255,7 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     const app = acp.agent({ name: "ask-user" })
       .onRequest(acp.methods.agent.initialize, async ({ client, params }) => {
         if (seam !== undefined) throw acp.RequestError.invalidRequest(undefined, "The connection is already initialized.")
-        await run(register(client, params.clientCapabilities))
+        await run(register(client, params))
         return {
           protocolVersion: acp.PROTOCOL_VERSION,
           // What the agent does: text prompts (and resource links, which every agent must accept); nothing else.

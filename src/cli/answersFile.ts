@@ -30,6 +30,8 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { AskUserQuestionAnswer, type AskUserQuestionAnswerItem, type AskUserQuestionItem } from "../AskUserQuestion.js"
+import { askAs } from "../internal/answeredBy.js"
+import { osAnswerer } from "../internal/osAnswerer.js"
 import { firstError, formatIssue } from "../internal/schemaPath.js"
 import { wrapSecrets } from "../internal/secrets.js"
 import { ScriptedProvider } from "../ScriptedProvider.js"
@@ -200,16 +202,21 @@ export const readAnswersFile = (path: string): Effect.Effect<AnswersFile, Invali
 
 /**
  * A provider that answers from the answers file at `path` (read once, when
- * the layer is built).
+ * the layer is built). The file holds the answers of the person running the
+ * command, so they answer as `os:<user>@<host>`, as at the terminal, and an
+ * ask whose `answerableBy` does not allow them fails `NOT_AUTHORIZED`.
  *
  * @since 0.1.0
  */
 export const scriptedAnswersLayer = (path: string): Layer.Layer<UserInteractionProvider, InvalidRequest> =>
-  Layer.unwrap(Effect.map(readAnswersFile(path), (file) =>
-    ScriptedProvider.layer((request) => {
-      const missing = request.questions.find((question) => !Object.hasOwn(file, question.id))
-      return missing === undefined
-        ? Effect.succeed(answersFromFile(file, request.questions))
-        : Effect.fail(new ProviderFailed({ message: `The answers file ${path} has no answer for question "${missing.id}".` }))
-    })
-  ))
+  Layer.unwrap(Effect.map(readAnswersFile(path), (file) => {
+    const by = osAnswerer()
+    // An ask this person may not answer fails NOT_AUTHORIZED at once: the file would be refused on every try.
+    return ScriptedProvider.layer((request) =>
+      askAs(by, request, Effect.suspend(() => {
+        const missing = request.questions.find((question) => !Object.hasOwn(file, question.id))
+        return missing === undefined
+          ? Effect.succeed(answersFromFile(file, request.questions))
+          : Effect.fail(new ProviderFailed({ message: `The answers file ${path} has no answer for question "${missing.id}".` }))
+      })))
+  }))

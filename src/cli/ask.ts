@@ -14,12 +14,11 @@ import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQu
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, type UserInteractionError } from "../UserInteractionError.js"
+import { askAndPrintAnswer } from "./answerOutput.js"
 import type { WithExitCode } from "./exitCodes.js"
 import { parseJsonText } from "./jsonText.js"
 import { type ProviderContext, providerFor, type ProviderFlags } from "./providerFor.js"
-import { inertJson } from "../internal/sanitize.js"
-import { callerJson } from "../internal/secrets.js"
-import { type CannotWrite, writeStdout } from "./stdout.js"
+import type { CannotWrite } from "./stdout.js"
 
 /**
  * The parsed flags and argument of the root command.
@@ -34,6 +33,8 @@ export interface AskConfig extends ProviderFlags {
   readonly askId?: Option.Option<string> | undefined
   readonly expires?: Option.Option<Duration.Duration> | undefined
   readonly timeout: Option.Option<Duration.Duration>
+  /** `--receipt`: print the answer's receipt beside it. */
+  readonly receipt?: boolean | undefined
 }
 
 const readSource = (file: Option.Option<string>): Effect.Effect<string, InvalidRequest> =>
@@ -60,18 +61,16 @@ export const parseRequest = (source: string): Effect.Effect<AskUserQuestionReque
 
 /**
  * Asks `request` through the provider chosen by `flags` and prints the answer
- * JSON (one line) on stdout.
+ * JSON (one line) on stdout, with its receipt when `flags.receipt`.
  *
  * @since 0.1.0
  */
 export const askAndPrint = (
   request: AskUserQuestionRequest,
-  flags: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration> },
+  flags: ProviderFlags & { readonly timeout: Option.Option<Duration.Duration>; readonly receipt?: boolean | undefined },
   context: ProviderContext
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite> =>
-  UserInteraction.ask(request).pipe(
-    // The caller's answer: a secret is printed here, as its text, and nowhere else.
-    Effect.tap((answer) => writeStdout("the answer", `${inertJson(callerJson(answer))}\n`)),
+  askAndPrintAnswer(request, flags.receipt === true).pipe(
     Effect.provide(
       UserInteraction.layerWith(
         providerFor(flags, context),

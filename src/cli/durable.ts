@@ -27,6 +27,7 @@ import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { AskAborted, InvalidRequest, ProviderClosed, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
+import { askAndPrintAnswer } from "./answerOutput.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
@@ -142,6 +143,7 @@ export const askDurably = (
     readonly store?: Option.Option<string> | undefined
     readonly askId?: Option.Option<string> | undefined
     readonly expires?: Option.Option<Duration.Duration> | undefined
+    readonly receipt?: boolean | undefined
   }
 ): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite | WithExitCode> => {
   const askId = Option.getOrUndefined(flags.askId ?? Option.none())
@@ -151,13 +153,11 @@ export const askDurably = (
     if (askId === undefined && request.id === undefined) {
       process.stderr.write(`ask-user: asking durably as ${id} (rerun with --ask-id ${id} to join it)\n`)
     }
-    const answer = yield* UserInteraction.ask({ ...request, id }).pipe(
+    return yield* askAndPrintAnswer({ ...request, id }, flags.receipt === true).pipe(
       // Here ASK_ABORTED can only mean the ask was withdrawn by its agent, a settled end: 130 would
       // say "interrupted, the ask stays pending", and a wrapper that reruns on it would loop.
       Effect.catchTag("AskAborted", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.failure })))
     )
-    yield* printLine("the answer", answer)
-    return answer
   }).pipe(
     Effect.provide(
       UserInteraction.layerWith(DurableProvider.layer({ expiresIn })).pipe(

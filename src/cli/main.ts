@@ -39,6 +39,7 @@ const askUser = Command.make("ask-user", {
   ),
   timeout: Options.timeout,
   answers: Options.answers,
+  receipt: Options.receipt,
   bell: Options.bell,
   notify: Options.notify,
   plain: Options.plain,
@@ -50,6 +51,7 @@ const askUser = Command.make("ask-user", {
   Command.withDescription(
     "Ask a human the questions of an AskUserQuestionRequest and print the answer JSON on stdout.\n" +
       "Exit status: 0 answered, 1 other failure, 2 bad request or command line, 3 cancelled or declined, 4 timeout, " +
+      "7 the request's answerableBy does not allow who is answering, " +
       "128 + n on signal n (130 Ctrl+C or SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT), 141 stdout's reader gone;\n" +
       "durable commands: 5 not pending, 6 unknown id, 7 not allowed (answerableBy), 8 claimed by someone else."
   ),

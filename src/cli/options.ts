@@ -90,3 +90,17 @@ export const answers: Flag.Flag<Option.Option<string>> = Flag.String("answers").
   ),
   Flag.optional
 )
+
+/**
+ * `--receipt`: print the answer's receipt beside it (`"receipt": { "surface",
+ * "by"?, "at", "millis", "defaulted"? }`): where, by whom and when the ask
+ * was answered.
+ *
+ * @since 0.3.0
+ */
+export const receipt: Flag.Flag<boolean> = Flag.Boolean("receipt").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription(
+    "Add \"receipt\" to the answer JSON: the surface, who answered (by, e.g. os:ana@build-01), when (at) and after how long (millis)."
+  )
+)

@@ -41,7 +41,7 @@ export const wrapSecrets = (answer: unknown): unknown => {
  * The answer as its caller reads it in JSON (`ask-user`'s stdout): each
  * secret as its text. Nowhere else may a secret be written out.
  */
-export const callerJson = (answer: AskUserQuestionAnswer): unknown =>
+export const callerJson = (answer: AskUserQuestionAnswer): object =>
   answer.answers.some((item) => item.secret !== undefined)
     ? {
       ...answer,

@@ -16,7 +16,9 @@
  * ```
  *
  * Outcomes: accept -> the answer (held to the answer rules); decline ->
- * `AskDeclined`; cancel -> `AskCancelled`; a client without form
+ * `AskDeclined`; cancel -> `AskCancelled`; each given by the client,
+ * `mcp:<clientInfo.name>` (an ask whose `answerableBy` does not allow it
+ * fails `NotAuthorized` before anything is sent); a client without form
  * elicitation, or a request with a secret question (which needs a secret
  * page) -> `ProviderFailed` before anything is sent; content that
  * breaks the form -> `InvalidAnswer`; a client error or a closed connection
@@ -36,11 +38,13 @@ import type {
 } from "@modelcontextprotocol/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { formRefusal } from "../ElicitationForm.js"
+import { askAs, clientAnswerer } from "../internal/answeredBy.js"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
 import { currentForm, fromElicitResult, missingFormSupport, pushElicitation, sendPing, servesModernEra } from "./elicit.js"
-import { McpToolCall } from "./McpToolCall.js"
+import { McpToolCall, type McpToolCallInfo } from "./McpToolCall.js"
 import { McpToolCalls, type ToolCallRequest } from "./McpToolCalls.js"
 
 const lowLevel = (server: McpServer | Server): Server => "server" in server ? server.server : server
@@ -64,25 +68,28 @@ const providerLayer = (sdk: Server): Layer.Layer<UserInteractionProvider> =>
         idZeroTaken = true
         sendPing(sdk, ping.signal)
       })
-      return UserInteractionProvider.of({
-        ask: (request) =>
-          Effect.gen(function*() {
-            // A secret has no place in a form; URL mode (a secret page) is the only way to ask one.
-            const refused = formRefusal(request, "MCP")
-            if (refused !== undefined) return yield* refused
-            const call = yield* McpToolCall
-            if (call?.requestInput !== undefined) {
-              const missing = missingFormSupport(call.capabilities)
-              if (missing !== undefined) return yield* missing
-              const form = currentForm(request)
-              return yield* fromElicitResult(request, form, yield* call.requestInput(form.params))
-            }
-            if (servesModernEra(sdk)) return yield* outsideToolCall
-            const missing = missingFormSupport(sdk.getClientCapabilities())
+      const askOn = (request: AskUserQuestionRequest, call: McpToolCallInfo | undefined) =>
+        Effect.gen(function*() {
+          // A secret has no place in a form; URL mode (a secret page) is the only way to ask one.
+          const refused = formRefusal(request, "MCP")
+          if (refused !== undefined) return yield* refused
+          if (call?.requestInput !== undefined) {
+            const missing = missingFormSupport(call.capabilities)
             if (missing !== undefined) return yield* missing
-            yield* takeIdZero
-            return yield* pushElicitation(sdk, request, call?.requestId)
-          }),
+            const form = currentForm(request)
+            return yield* fromElicitResult(request, form, yield* call.requestInput(form.params))
+          }
+          if (servesModernEra(sdk)) return yield* outsideToolCall
+          const missing = missingFormSupport(sdk.getClientCapabilities())
+          if (missing !== undefined) return yield* missing
+          yield* takeIdZero
+          return yield* pushElicitation(sdk, request, call?.requestId)
+        })
+      return UserInteractionProvider.of({
+        // Who answers is the client, as the request (2026-07-28) or `initialize` (2025 eras) named it.
+        ask: (request) =>
+          Effect.flatMap(McpToolCall, (call) =>
+            askAs(clientAnswerer("mcp", call?.clientInfo ?? sdk.getClientVersion()), request, askOn(request, call))),
         name: "mcp"
       })
     })

@@ -6,7 +6,13 @@
  *
  * @since 0.1.0
  */
-import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, RequestId } from "@modelcontextprotocol/server"
+import type {
+  ClientCapabilities,
+  ElicitRequestFormParams,
+  ElicitResult,
+  Implementation,
+  RequestId
+} from "@modelcontextprotocol/server"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { ProviderFailed } from "../UserInteractionError.js"
@@ -41,6 +47,13 @@ export interface McpToolCallInfo {
   readonly requestInput?: ((form: ElicitRequestFormParams) => Effect.Effect<ElicitReply, ProviderFailed>) | undefined
   /** The capabilities the client declared on this request (2026-07-28: every request carries them). */
   readonly capabilities?: ClientCapabilities | undefined
+  /**
+   * The client's name and version as this request declared them (2026-07-28:
+   * every request carries them); who answers its forms, `mcp:<name>`.
+   *
+   * @since 0.3.0
+   */
+  readonly clientInfo?: Implementation | undefined
 }
 
 /**

@@ -30,8 +30,10 @@
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   type ClientCapabilities,
   type ElicitRequestFormParams,
+  type Implementation,
   inputRequired,
   type InputRequiredResult,
   inputResponse,
@@ -291,8 +293,9 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         })
       const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined
       const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
+      const clientInfo = envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined
       return handler.pipe(
-        Effect.provideService(McpToolCall, { requestId: ctx.mcpReq.id, requestInput, capabilities }),
+        Effect.provideService(McpToolCall, { requestId: ctx.mcpReq.id, requestInput, capabilities, clientInfo }),
         Effect.onExit((exit) =>
           Effect.suspend(() => {
             // This fiber is the handler's, and it is ending anyway.

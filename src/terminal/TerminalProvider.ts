@@ -19,6 +19,11 @@
  * character, BiDi override or invisible format character reaches the
  * terminal); answers carry labels unchanged.
  *
+ * Who answers here is the account running the process, `os:<user>@<host>`:
+ * the answer's receipt names it, and so does a cancel's. An ask whose
+ * `answerableBy` does not allow that account is never shown: it fails
+ * `NotAuthorized` at once (in a fan-out, the other surfaces go on).
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -42,6 +47,8 @@ import {
 import { askOnLines, type LineSource, makeLineSource } from "./lines.js"
 import { desktopNotification, type Notify } from "./notify.js"
 import { askOnTerminal } from "./prompt.js"
+import { askAs } from "../internal/answeredBy.js"
+import { osAnswerer } from "../internal/osAnswerer.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
 import {
@@ -131,15 +138,22 @@ const wantsColors = (output: TerminalOutput): boolean => {
   return process.env["NO_COLOR"] === undefined && typeof hasColors === "function" && hasColors.call(output)
 }
 
-/** "Answered in the web page." (the surface's name is the developer's, but shown inert all the same). */
-const elsewhereLine = ({ outcome, surface }: SettledElsewhere["Service"]): string =>
-  `${outcome === "answered" ? "Answered" : outcome === "ASK_DECLINED" ? "Declined" : "Cancelled"} in ${
-    sanitizeLine(describeSurface(surface))
-  }.`
+/**
+ * "Answered in the web page.", or "Answered by Ana in the web page." when
+ * that surface knew the answerer's name (a device's, a client's title). Both
+ * names are shown inert: the surface's is the developer's, the answerer's
+ * may be anyone's.
+ */
+const elsewhereLine = ({ by, outcome, surface }: SettledElsewhere["Service"]): string =>
+  `${outcome === "answered" ? "Answered" : outcome === "ASK_DECLINED" ? "Declined" : "Cancelled"}${
+    by?.name === undefined ? "" : ` by ${sanitizeLine(by.name)}`
+  } in ${sanitizeLine(describeSurface(surface))}.`
 
 /**
  * A provider whose asks run one at a time, and are interrupted (prompt taken
- * down, terminal restored) when the provider's scope closes.
+ * down, terminal restored) when the provider's scope closes. Its answers and
+ * cancels are the account's running the process; an ask that account may not
+ * settle is refused before it waits for a turn.
  */
 const makeProvider = (
   askOne: (request: AskUserQuestionRequest) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>,
@@ -148,10 +162,11 @@ const makeProvider = (
   Effect.gen(function*() {
     const turn = yield* Semaphore.make(1)
     const running = yield* FiberSet.make<AskUserQuestionAnswer, UserInteractionError>()
+    const by = osAnswerer()
     return UserInteractionProvider.of({
       name: "terminal",
       ask: (request) =>
-        Effect.uninterruptibleMask((restore) => {
+        askAs(by, request, Effect.uninterruptibleMask((restore) => {
           // Whether the ask had its turn on screen: one still queued goes silently.
           let shown = false
           const own = turn.withPermits(1)(Effect.suspend(() => {
@@ -173,7 +188,7 @@ const makeProvider = (
                   : Effect.failCause(cause)
               )
             ))
-        })
+        }))
     })
   })
 

@@ -2,7 +2,10 @@
  * A provider that asks in a web page: an HTTP server on loopback (`effect/http`
  * on `NodeHttpServer`) serving one small page, a JSON API and a Server-Sent
  * Events stream. Each pending ask gets an id; the first valid answer posted
- * for it wins.
+ * for it wins. Whoever holds the page's token answers as `web:token`, and is
+ * shown only the asks that allows (those without `answerableBy`, or whose
+ * patterns match it: `web:token`, `web:*`, `*`); an answer or cancel on
+ * another ask gets 403 `not-authorized`.
  *
  * ```ts
  * const program = Effect.gen(function*() {
@@ -26,6 +29,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type { ServeError } from "effect/http/HttpServerError"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type { Answerer } from "../Answerer.js"
 import { type Entry, makePendingTable, type PendingTable, type PendingView } from "./pending.js"
 import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./security.js"
 import { makeWebApp } from "./server.js"
@@ -49,7 +54,22 @@ export interface WebProviderOptions {
   readonly port?: number | undefined
   readonly host?: string | undefined
   readonly token?: string | undefined
+  /**
+   * Who a request to the page or its API is from, once it carried the token:
+   * its answers and cancels are theirs (the receipt's `by`), and it is shown
+   * only the asks whose `answerableBy` allows them; `undefined` is an
+   * answerer nobody can name, shown only asks without `answerableBy`.
+   * Default: the token holder, `web:token`. A server that knows its visitors
+   * better (a paired device's credential, say) names them here, per request.
+   *
+   * @since 0.3.0
+   */
+  readonly answerer?: ((request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Answerer | undefined>) | undefined
 }
+
+/** Who answers on the loopback page: whoever holds its token. */
+const tokenHolder: Answerer = { id: "web:token" }
+const byTokenHolder = () => Effect.succeed(tokenHolder)
 
 /** Resolves an interrupted entry (`aborted` when another surface settled it, saying which). */
 const settleInterrupted = (table: PendingTable, entry: Entry, cause: Cause.Cause<unknown>): void => {
@@ -108,7 +128,11 @@ export class WebProvider extends Context.Service<WebProvider, {
       const connections = trackConnections(nodeServer)
       const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host })
       const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
-      const app = yield* makeWebApp(table, { hostAllowed: makeHostCheck(host, port), tokenMatches: makeTokenCheck(token) })
+      const app = yield* makeWebApp(table, {
+        hostAllowed: makeHostCheck(host, port),
+        tokenMatches: makeTokenCheck(token),
+        answerer: options.answerer ?? byTokenHolder
+      })
       yield* server.serve(app)
       // Added last, so it runs first. Nothing stays pending, every request
       // already sent is read (and answered: a late answer gets `404

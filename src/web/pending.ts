@@ -1,7 +1,9 @@
 /**
  * The web provider's state: the asks waiting for an answer, keyed by an id the
  * server mints, and the live event subscribers (one queue per open
- * `GET /api/events`).
+ * `GET /api/events`). Each listing and each subscriber sees only the asks its
+ * answerer may settle (`shows`), so an ask is never shown to someone whose
+ * answer would be refused.
  *
  * Plain mutable state, as in the seam: every change (registering an ask,
  * settling it, subscribing) is one synchronous step, so "the first valid
@@ -17,8 +19,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import type { Agent, AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { AskCancelled, ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
+import type { Agent, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
+import type { ProviderAnswer } from "../UserInteractionProvider.js"
 
 /** How an ask left the table, as the `resolved` event reports it. */
 export type Outcome = "answered" | "cancelled" | "aborted" | "timeout" | "closed"
@@ -68,7 +71,18 @@ export interface Closing {
 export interface Entry {
   readonly view: PendingView
   readonly request: AskUserQuestionRequest
-  readonly answer: Deferred.Deferred<AskUserQuestionAnswer, UserInteractionError>
+  readonly answer: Deferred.Deferred<ProviderAnswer, UserInteractionError>
+}
+
+/** Which asks one answerer is shown: those whose request's `answerableBy` allows it. */
+export type Shows = (request: Pick<AskUserQuestionRequest, "answerableBy">) => boolean
+
+const showsAll: Shows = () => true
+
+/** One open event stream, and what its answerer is shown. */
+interface Subscriber {
+  readonly queue: Queue.Queue<WebEvent, Cause.Done>
+  readonly shows: Shows
 }
 
 /** The table and its subscribers. */
@@ -77,17 +91,25 @@ export interface PendingTable {
   readonly register: (request: AskUserQuestionRequest, askedAt: Date) => Entry | undefined
   /** The pending entry with this id, if it is still pending. */
   readonly lookup: (id: string) => Entry | undefined
-  /** Snapshot of everything pending, oldest first. */
-  readonly list: () => ReadonlyArray<PendingView>
-  /** Settles an entry once: false when something settled it first. */
+  /** Snapshot of everything pending that `shows` lets through (everything by default), oldest first. */
+  readonly list: (shows?: Shows) => ReadonlyArray<PendingView>
+  /**
+   * Settles an entry once: false when something settled it first. `exit` is
+   * what the provider's ask ends with (an answer, a cancel); without it a
+   * `closed` entry fails `ProviderClosed` and other outcomes leave nobody waiting.
+   */
   readonly settle: (
     entry: Entry,
     outcome: Outcome,
-    exit?: Exit.Exit<AskUserQuestionAnswer, UserInteractionError>,
+    exit?: Exit.Exit<ProviderAnswer, UserInteractionError>,
     elsewhere?: Elsewhere
   ) => boolean
-  /** A live event stream that starts by replaying every pending ask as `asked`. */
-  readonly events: Stream.Stream<WebEvent>
+  /**
+   * A live event stream that starts by replaying every pending ask as
+   * `asked`: the `asked` and `resolved` events of the asks `shows` lets
+   * through (all by default), and the `closing` event.
+   */
+  readonly events: (shows?: Shows) => Stream.Stream<WebEvent>
   /** Settles everything `closed` and refuses new asks and answers; event streams stay open. */
   readonly close: Effect.Effect<void>
   /**
@@ -115,22 +137,16 @@ const wireRequest = (request: AskUserQuestionRequest): WireRequest =>
     ? { questions: request.questions }
     : { questions: request.questions, agent: request.agent }
 
-const exitFor = (outcome: Outcome): Exit.Exit<AskUserQuestionAnswer, UserInteractionError> | undefined => {
-  switch (outcome) {
-    case "cancelled":
-      return Exit.fail(new AskCancelled({ message: "The request was cancelled in the web page." }))
-    case "closed":
-      return Exit.fail(new ProviderClosed({ message: "The web provider closed before an answer arrived." }))
-    default:
-      // answered carries its own exit; aborted and timeout mean nobody waits any more.
-      return undefined
-  }
-}
+const exitFor = (outcome: Outcome): Exit.Exit<ProviderAnswer, UserInteractionError> | undefined =>
+  outcome === "closed"
+    ? Exit.fail(new ProviderClosed({ message: "The web provider closed before an answer arrived." }))
+    // answered and cancelled carry their own exit (with who did it); aborted and timeout mean nobody waits any more.
+    : undefined
 
 /** Makes an empty table. */
 export const makePendingTable = (): PendingTable => {
   const pending = new Map<string, Entry>()
-  const queues = new Set<Queue.Queue<WebEvent, Cause.Done>>()
+  const subscribers = new Set<Subscriber>()
   let closed = false
   let ended = false
   /**
@@ -142,9 +158,16 @@ export const makePendingTable = (): PendingTable => {
   let withdrawn = 0
   /** Asks a person cancelled or declined (in the page, or on another surface of a fan-out). */
   let refused = 0
+  /**
+   * The same two counts for asks with `answerableBy`, kept with it so each
+   * stream's `closing` event counts only the asks it was shown. Only these
+   * are kept (and only their `answerableBy`): an ask without is shown to everyone.
+   */
+  const restricted: Array<{ readonly answerableBy: ReadonlyArray<string>; readonly withdrawn: boolean }> = []
 
-  const broadcast = (event: WebEvent) => {
-    for (const queue of queues) Queue.offerUnsafe(queue, event)
+  /** Sends `event` to every stream, or, for the event of an ask, to those shown `request`. */
+  const broadcast = (event: WebEvent, request?: AskUserQuestionRequest) => {
+    for (const { queue, shows } of subscribers) if (request === undefined || shows(request)) Queue.offerUnsafe(queue, event)
   }
 
   const register = (request: AskUserQuestionRequest, askedAt: Date): Entry | undefined => {
@@ -152,42 +175,62 @@ export const makePendingTable = (): PendingTable => {
     const view: PendingView = { id: randomUUID(), request: wireRequest(request), askedAt: askedAt.toISOString() }
     const entry: Entry = { view, request, answer: Deferred.makeUnsafe() }
     pending.set(view.id, entry)
-    broadcast({ event: "asked", data: view })
+    broadcast({ event: "asked", data: view }, request)
     return entry
   }
 
   const settle = (
     entry: Entry,
     outcome: Outcome,
-    exit: Exit.Exit<AskUserQuestionAnswer, UserInteractionError> | undefined = exitFor(outcome),
+    exit: Exit.Exit<ProviderAnswer, UserInteractionError> | undefined = exitFor(outcome),
     elsewhere?: Elsewhere
   ): boolean => {
     if (pending.get(entry.view.id) !== entry) return false
     pending.delete(entry.view.id)
-    if (isWithdrawn(outcome, elsewhere)) withdrawn++
-    else if (outcome === "cancelled" || (elsewhere !== undefined && elsewhere.settled !== "answered")) refused++
-    broadcast({ event: "resolved", data: { id: entry.view.id, outcome, ...elsewhere } })
+    const counted = isWithdrawn(outcome, elsewhere)
+      ? "withdrawn"
+      : outcome === "cancelled" || (elsewhere !== undefined && elsewhere.settled !== "answered")
+      ? "refused"
+      : undefined
+    const answerableBy = entry.request.answerableBy
+    if (counted !== undefined && answerableBy !== undefined) {
+      restricted.push({ answerableBy, withdrawn: counted === "withdrawn" })
+    } else if (counted === "withdrawn") withdrawn++
+    else if (counted === "refused") refused++
+    broadcast({ event: "resolved", data: { id: entry.view.id, outcome, ...elsewhere } }, entry.request)
     if (exit !== undefined) Deferred.doneUnsafe(entry.answer, exit)
     return true
   }
 
-  const closing = (): WebEvent => ({ event: "closing", data: { unanswered: withdrawn, cancelled: refused } })
+  /** The `closing` event for a stream shown what `shows` lets through. */
+  const closing = (shows: Shows): WebEvent => {
+    const seen = restricted.filter(shows)
+    const restrictedWithdrawn = seen.filter((settled) => settled.withdrawn).length
+    return {
+      event: "closing",
+      data: { unanswered: withdrawn + restrictedWithdrawn, cancelled: refused + seen.length - restrictedWithdrawn }
+    }
+  }
 
-  const events: Stream.Stream<WebEvent> = Stream.unwrap(
-    Effect.acquireRelease(
-      Effect.flatMap(Queue.unbounded<WebEvent, Cause.Done>(), (queue) =>
-        Effect.sync(() => {
-          // One synchronous step: the replay and the subscription see the same table.
-          for (const entry of pending.values()) Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
-          if (ended) {
-            Queue.offerUnsafe(queue, closing())
-            Queue.endUnsafe(queue)
-          } else queues.add(queue)
-          return queue
-        })),
-      (queue) => Effect.sync(() => queues.delete(queue))
-    ).pipe(Effect.map(Stream.fromQueue))
-  )
+  const events = (shows: Shows = showsAll): Stream.Stream<WebEvent> =>
+    Stream.unwrap(
+      Effect.acquireRelease(
+        Effect.flatMap(Queue.unbounded<WebEvent, Cause.Done>(), (queue) =>
+          Effect.sync(() => {
+            const subscriber: Subscriber = { queue, shows }
+            // One synchronous step: the replay and the subscription see the same table.
+            for (const entry of pending.values()) {
+              if (shows(entry.request)) Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
+            }
+            if (ended) {
+              Queue.offerUnsafe(queue, closing(shows))
+              Queue.endUnsafe(queue)
+            } else subscribers.add(subscriber)
+            return subscriber
+          })),
+        (subscriber) => Effect.sync(() => subscribers.delete(subscriber))
+      ).pipe(Effect.map((subscriber) => Stream.fromQueue(subscriber.queue)))
+    )
 
   const close = Effect.sync(() => {
     if (closed) return
@@ -199,20 +242,22 @@ export const makePendingTable = (): PendingTable => {
     if (ended) return
     ended = true
     // Tells the page not to reconnect: nothing will ever be asked here again.
-    broadcast(closing())
-    for (const queue of queues) Queue.endUnsafe(queue)
-    queues.clear()
+    for (const { queue, shows } of subscribers) {
+      Queue.offerUnsafe(queue, closing(shows))
+      Queue.endUnsafe(queue)
+    }
+    subscribers.clear()
   })
 
   return {
     register,
     lookup: (id) => pending.get(id),
-    list: () => Array.from(pending.values(), (entry) => entry.view),
+    list: (shows = showsAll) => Array.from(pending.values()).flatMap((entry) => shows(entry.request) ? [entry.view] : []),
     settle,
     events,
     close,
     endStreams,
     isClosed: () => closed,
-    subscribers: () => queues.size
+    subscribers: () => subscribers.size
   }
 }

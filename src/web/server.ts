@@ -3,7 +3,10 @@
  * stream as `effect/http` routes, behind a gate that checks, in this order,
  * the Host lines' form (400), `Host` and `Origin` (403), the token (401), the
  * body's type (415) and size (413); a known path asked with another method
- * gets 405.
+ * gets 405. Past the gate, each request is from an answerer (the token
+ * holder, `web:token`, unless the provider was told otherwise): it is shown
+ * only the asks it may settle, and its answer or cancel on any other ask is
+ * refused with 403 `not-authorized`, the ask staying pending.
  *
  * @internal
  */
@@ -19,10 +22,12 @@ import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Sse from "effect/encoding/Sse"
-import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
-import { checkAnswer } from "../AskValidation.js"
+import { type Answerer, isAnswerableBy } from "../Answerer.js"
+import { checkAnswer, checkAnswerer } from "../AskValidation.js"
+import { AskCancelled } from "../UserInteractionError.js"
+import { markAnswerer, type ProviderAnswer } from "../UserInteractionProvider.js"
 import { webPage } from "./page.js"
-import type { PendingTable, WebEvent } from "./pending.js"
+import type { Entry, PendingTable, Shows, WebEvent } from "./pending.js"
 import type { IncomingMessage } from "node:http"
 import { authenticateChallenge, hostLinesProblem, maxBodyBytes, originAllowed } from "./security.js"
 
@@ -30,6 +35,14 @@ import { authenticateChallenge, hostLinesProblem, maxBodyBytes, originAllowed } 
 export interface GateOptions {
   readonly hostAllowed: (host: string | undefined) => boolean
   readonly tokenMatches: (authorization: string | undefined, queryToken: string | null) => boolean
+}
+
+/** Who a request that passed the gate is from; `undefined` when nobody can say. */
+export type AnswererOfRequest = (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Answerer | undefined>
+
+/** The gate, and who the requests it lets in are from. */
+export interface WebAppOptions extends GateOptions {
+  readonly answerer: AnswererOfRequest
 }
 
 const securityHeaders = {
@@ -44,6 +57,15 @@ const securityHeaders = {
 const json = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(body, { status })
 
 const notPending = json(404, { error: "not-pending" })
+
+/** The asks `by` is shown: those it may settle. */
+const showsTo = (by: Answerer | undefined): Shows => (request) => isAnswerableBy(request.answerableBy, by)
+
+/** 403 `not-authorized` when `by` may not settle `entry`'s ask; undefined when it may. */
+const refusal = (entry: Entry, by: Answerer | undefined) => {
+  const allowed = checkAnswerer(entry.request, by)
+  return Result.isFailure(allowed) ? json(403, { error: "not-authorized", message: allowed.failure.message }) : undefined
+}
 
 const sse = (event: WebEvent) =>
   Sse.encoder.write({ _tag: "Event", event: event.event, id: undefined, data: JSON.stringify(event.data) })
@@ -82,8 +104,9 @@ const readJson = Effect.gen(function*() {
 })
 
 /** The routes, as one `effect/http` handler, and the `Allow` value of each path they take. */
-const makeRoutes = (table: PendingTable) =>
+const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest) =>
   Effect.gen(function*() {
+    const answerer = Effect.flatMap(HttpServerRequest.HttpServerRequest, answererOf)
     const router = yield* HttpRouter.make
     // Each route's method is also kept in a second router with the same
     // configuration, so a path form the routes take (a trailing slash, doubled
@@ -105,24 +128,28 @@ const makeRoutes = (table: PendingTable) =>
         HttpServerResponse.setHeader("content-security-policy", page.contentSecurityPolicy)
       )))
 
-    yield* add("GET", "/api/questions", () => Effect.succeed(json(200, { pending: table.list() })))
+    yield* add("GET", "/api/questions", () => Effect.map(answerer, (by) => json(200, { pending: table.list(showsTo(by)) })))
 
     yield* add("GET", "/api/events", () =>
-      Effect.succeed(HttpServerResponse.stream(
-        // The opening comment makes the response start at once, so a client
-        // knows it is connected even when nothing is pending.
-        Stream.concat(Stream.succeed(": connected\n\n"), Stream.map(table.events, sse)).pipe(Stream.encodeText),
+      Effect.map(answerer, (by) =>
+        HttpServerResponse.stream(
+          // The opening comment makes the response start at once, so a client
+          // knows it is connected even when nothing is pending.
+          Stream.concat(Stream.succeed(": connected\n\n"), Stream.map(table.events(showsTo(by)), sse)).pipe(Stream.encodeText),
         // `connection: close`: when the provider closes and ends the stream, the
         // socket goes too, instead of idling until the keep-alive timeout
         // holds up the server's shutdown.
-        { contentType: "text/event-stream", headers: { "x-accel-buffering": "no", connection: "close" } }
-      )))
+          { contentType: "text/event-stream", headers: { "x-accel-buffering": "no", connection: "close" } }
+        )))
 
     yield* add("POST", "/api/questions/:id/answer", () =>
       Effect.gen(function*() {
         const { id } = yield* HttpRouter.params
         const before = id === undefined ? undefined : table.lookup(id)
         if (before === undefined) return notPending
+        const by = yield* answerer
+        const refused = refusal(before, by)
+        if (refused !== undefined) return refused
         const body = yield* readJson
         if (Result.isFailure(body)) return body.failure
         // Another answer may have won while this body was arriving.
@@ -130,7 +157,7 @@ const makeRoutes = (table: PendingTable) =>
         if (entry === undefined) return notPending
         const checked = checkAnswer(entry.request, body.success)
         if (Result.isFailure(checked)) return json(422, { error: "bad-response", message: checked.failure.message })
-        const answer: AskUserQuestionAnswer = checked.success
+        const answer: ProviderAnswer = by === undefined ? checked.success : { ...checked.success, by }
         return table.settle(entry, "answered", Exit.succeed(answer)) ? json(200, { ok: true }) : notPending
       }))
 
@@ -138,7 +165,12 @@ const makeRoutes = (table: PendingTable) =>
       Effect.gen(function*() {
         const { id } = yield* HttpRouter.params
         const entry = id === undefined ? undefined : table.lookup(id)
-        return entry !== undefined && table.settle(entry, "cancelled") ? json(200, { ok: true }) : notPending
+        if (entry === undefined) return notPending
+        const by = yield* answerer
+        const refused = refusal(entry, by)
+        if (refused !== undefined) return refused
+        const cancelled = markAnswerer(new AskCancelled({ message: "The request was cancelled in the web page." }), by)
+        return table.settle(entry, "cancelled", Exit.fail(cancelled)) ? json(200, { ok: true }) : notPending
       }))
 
     const allowFor = (url: string): string | undefined => {
@@ -164,8 +196,8 @@ const unrouted = (allow: string | undefined, method: string) =>
  * The whole application: the gate, then the routes; every response carries
  * the security headers, and an unknown path is a JSON 404.
  */
-export const makeWebApp = (table: PendingTable, options: GateOptions) =>
-  Effect.map(makeRoutes(table), (routes) =>
+export const makeWebApp = (table: PendingTable, options: WebAppOptions) =>
+  Effect.map(makeRoutes(table, options.answerer), (routes) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const headers = request.headers

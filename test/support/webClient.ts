@@ -87,8 +87,8 @@ export const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs
   }
 }
 
-/** Opens the event stream and resolves once the response has started. */
-export const openEvents = (port: number, token: string): Promise<EventClient> =>
+/** Opens the event stream (with `headers` besides the usual ones) and resolves once the response has started. */
+export const openEvents = (port: number, token: string, headers: Record<string, string> = {}): Promise<EventClient> =>
   new Promise((resolve, reject) => {
     const events: Array<ServerEvent> = []
     let ended = false
@@ -96,7 +96,7 @@ export const openEvents = (port: number, token: string): Promise<EventClient> =>
       host: "127.0.0.1",
       port,
       path: `/api/events?token=${encodeURIComponent(token)}`,
-      headers: { host: `127.0.0.1:${port}`, accept: "text/event-stream" }
+      headers: { host: `127.0.0.1:${port}`, accept: "text/event-stream", ...headers }
     }, (res) => {
       if (res.statusCode !== 200) {
         reject(new Error(`events: HTTP ${res.statusCode}`))
