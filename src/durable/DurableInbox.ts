@@ -19,6 +19,7 @@ import { checkAnswer } from "../AskValidation.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { AskNotPending, type InvalidAnswer, UnknownAsk } from "../UserInteractionError.js"
 import { AskInterruption, SettledElsewhere, UserInteractionProvider } from "../UserInteractionProvider.js"
+import { answerTooLarge } from "./answerLimit.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
 
@@ -55,6 +56,9 @@ export interface AskStatusReport {
   readonly status: AskStatus
   readonly answer?: AskUserQuestionAnswer | undefined
 }
+
+/** How many answers too large to record in a row `serve` takes from a surface before it stops asking there. */
+const maxTooLargeAnswers = 3
 
 /** How often `changes` looks at the store (decision 073). */
 const changesInterval = "250 millis"
@@ -94,7 +98,10 @@ export class DurableInbox extends Context.Service<DurableInbox, {
   readonly pending: Effect.Effect<ReadonlyArray<PendingAsk>>
   /** Asks becoming pending and being settled, from the moment of subscription (pending ones first). */
   readonly changes: Stream.Stream<InboxChange>
-  /** Records an answer; a bad one is `InvalidAnswer` and the ask stays pending. */
+  /**
+   * Records an answer; a bad one, or one over 64 KiB of JSON, is
+   * `InvalidAnswer` and the ask stays pending.
+   */
   readonly answer: (
     id: string,
     answer: unknown
@@ -124,6 +131,9 @@ export class DurableInbox extends Context.Service<DurableInbox, {
             : Effect.succeed(record))
 
       const settle = (id: string, outcome: Outcome) => store.settle(id, outcome)
+      /** Settles without an answer: there is none to be too large. */
+      const settleAs = (id: string, status: "cancelled" | "declined") =>
+        store.settle(id, { status }).pipe(Effect.catchTag("InvalidAnswer", Effect.die))
 
       const answer = (id: string, answer: unknown) =>
         Effect.gen(function*() {
@@ -131,6 +141,9 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           if (record.status !== "pending") {
             return yield* Effect.fail(new AskNotPending({ message: notPendingMessage(record) }))
           }
+          // Before the rules: a 50 MB answer is refused for its size, whatever it holds.
+          const tooLarge = answerTooLarge(answer)
+          if (tooLarge !== undefined) return yield* Effect.fail(tooLarge)
           const checked = checkAnswer(record.request, answer)
           if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
           return yield* settle(id, { status: "answered", answer: checked.success })
@@ -176,15 +189,31 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           const context = yield* Layer.build(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, tracked)))
           const ui = Context.get(context, UserInteraction)
           const asking = yield* FiberMap.make<string>()
-          const askOne = (ask: PendingAsk) =>
+          const askOne = (ask: PendingAsk, tries = 1): Effect.Effect<void> =>
             ui.ask({ ...ask.request, id: ask.id }).pipe(
               Effect.matchEffect({
-                onSuccess: (answered) => Effect.ignore(settle(ask.id, { status: "answered", answer: answered })),
+                onSuccess: (answered) =>
+                  settle(ask.id, { status: "answered", answer: answered }).pipe(
+                    // Too large to record (a pasted file, say): the ask stays pending, so ask it
+                    // again here, saying why, rather than leave it shown nowhere; a surface that
+                    // answers so three times running is not a person, and is not asked again.
+                    Effect.catchTag("InvalidAnswer", (error) => {
+                      const again = tries < maxTooLargeAnswers
+                      return Effect.logWarning(
+                        `The answer to the ask "${ask.id}" was not recorded: ${error.message} ` +
+                          (again ? "It is asked again." : "It stays pending.")
+                      ).pipe(
+                        Effect.annotateLogs({ module: "effect-user-interaction/durable" }),
+                        Effect.andThen(again ? Effect.suspend(() => askOne(ask, tries + 1)) : Effect.void)
+                      )
+                    }),
+                    Effect.ignore
+                  ),
                 onFailure: (error) =>
                   error._tag === "AskCancelled"
-                    ? Effect.ignore(settle(ask.id, { status: "cancelled" }))
+                    ? Effect.ignore(settleAs(ask.id, "cancelled"))
                     : error._tag === "AskDeclined"
-                    ? Effect.ignore(settle(ask.id, { status: "declined" }))
+                    ? Effect.ignore(settleAs(ask.id, "declined"))
                     // Any other end of the prompt leaves the ask pending for another answerer.
                     : Effect.void
               })
@@ -211,8 +240,8 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           )),
         changes,
         answer,
-        cancel: (id) => settle(id, { status: "cancelled" }),
-        decline: (id) => settle(id, { status: "declined" }),
+        cancel: (id) => settleAs(id, "cancelled"),
+        decline: (id) => settleAs(id, "declined"),
         status: (id) =>
           Effect.map(find(id), (record) =>
             record.answer === undefined
