@@ -73,21 +73,27 @@ const waitingForLocks = <A>(
   statement: () => A,
   operation: string,
   timings: StoreTimings,
-  closing: { readonly deadline: number }
-): Effect.Effect<A, SqlError.SqlError> =>
-  Effect.suspend(() => {
-    const deadline = Date.now() + timings.busyMillis
-    const attempt: Effect.Effect<A, SqlError.SqlError> = Effect.suspend(() => {
-      try {
-        return Effect.succeed(statement())
-      } catch (cause) {
-        return isBusy(cause) && Date.now() < Math.min(deadline, closing.deadline)
-          ? Effect.andThen(Effect.interruptible(Effect.sleep(busyPauseMillis)), attempt)
-          : Effect.fail(sqlError(cause, operation))
+  closing: { readonly deadline: number },
+  onError: (error: SqlError.SqlError) => void = () => {}
+): Effect.Effect<A, SqlError.SqlError> => {
+  let deadline: number | undefined
+  const attempt: Effect.Effect<A, SqlError.SqlError> = Effect.suspend(() => {
+    try {
+      return Effect.succeed(statement())
+    } catch (cause) {
+      // The deadline counts from the first refusal: a statement that gets its lock costs nothing more.
+      deadline ??= Date.now() + timings.busyMillis
+      if (isBusy(cause) && Date.now() < Math.min(deadline, closing.deadline)) {
+        return Effect.andThen(Effect.interruptible(Effect.sleep(busyPauseMillis)), attempt)
       }
-    })
-    return attempt
+      // A damaged store's remembered error is thrown again as it is.
+      const error = SqlError.isSqlError(cause) ? cause : sqlError(cause, operation)
+      onError(error)
+      return Effect.fail(error)
+    }
   })
+  return attempt
+}
 
 // node:sqlite binds numbers, bigints, strings, bytes and null; the compiler may hand it more.
 const bindable = (value: unknown): SQLInputValue => {
@@ -161,21 +167,18 @@ const makeConnection = (
   // statement happens not to read does not make the file sound, and the engine would go on
   // retrying its own statements for ever (decision 086).
   let damaged: SqlError.SqlError | undefined
+  const remember = (error: SqlError.SqlError) => {
+    if (isDamagedStore(error)) damaged = error
+  }
   const rows = (sql: string, params: ReadonlyArray<unknown>, prepare: boolean) =>
-    Effect.suspend(() => {
-      if (damaged !== undefined) return Effect.fail(damaged)
-      return waitingForLocks(() => {
-        const statement = prepare ? prepared(sql) : db.prepare(sql)
-        const values = params.map(bindable)
-        return statement.columns().length > 0
-          ? statement.all(...values) as ReadonlyArray<Record<string, unknown>>
-          : (statement.run(...values), [])
-      }, "execute", timings, closing).pipe(
-        Effect.tapError((error) => Effect.sync(() => {
-          if (isDamagedStore(error)) damaged = error
-        }))
-      )
-    })
+    waitingForLocks(() => {
+      if (damaged !== undefined) throw damaged
+      const statement = prepare ? prepared(sql) : db.prepare(sql)
+      const values = params.map(bindable)
+      return statement.columns().length > 0
+        ? statement.all(...values) as ReadonlyArray<Record<string, unknown>>
+        : (statement.run(...values), [])
+    }, "execute", timings, closing, remember)
   const withTransform = (
     effect: Effect.Effect<ReadonlyArray<any>, SqlError.SqlError>,
     transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
