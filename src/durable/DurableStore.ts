@@ -377,7 +377,9 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
   const storeFailed = (cause: unknown, more = "") =>
     new ProviderFailed({ message: `The durable store ${shownUrl} cannot be used: ${storeFaultWords(cause)}${more}.`, cause })
   /** A SQL or engine failure of the store as a defect that names the store (decision 086). */
-  const dieNamingStore = <A, E, R>(effect: Effect.Effect<A, E | SqlError.SqlError, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
+  const dieNamingStore = <A, E, R>(
+    effect: Effect.Effect<A, E | SqlError.SqlError, R>
+  ): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
     effect.pipe(
       Effect.catchIf(SqlError.isSqlError, (error) => Effect.die(storeFailed(error))),
       Effect.catchDefect((defect) => Effect.die(isStoreOutage(defect) ? storeFailed(defect) : defect))

@@ -137,7 +137,9 @@ const openDatabase = (filename: string, timings: StoreTimings) =>
         notClosing
       )
       if (problems.join() !== "ok") {
-        return yield* Effect.fail(sqlError(Object.assign(new Error(`database disk image is malformed (${problems[0]})`), { errcode: 11 }), "open"))
+        // As SQLite reports damage (SQLITE_CORRUPT), with quick_check's first finding.
+        const damage = Object.assign(new Error(`database disk image is malformed (${problems[0]})`), { errcode: 11 })
+        return yield* Effect.fail(sqlError(damage, "open"))
       }
     }
     // Companions an older version (or another program) made readable meanwhile.

@@ -45,7 +45,7 @@ export const makePrivateDirs = (dir: string): void => {
     const stat = statOrUndefined(at, statSync)
     if (stat !== undefined) {
       if (!stat.isDirectory()) {
-        throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR" })
+        throw Object.assign(new Error(`ENOTDIR: not a directory: '${at}'`), { code: "ENOTDIR" })
       }
       break
     }
