@@ -2,15 +2,26 @@
  * SPEC "Durable asks": the inbox rules on an in-memory store (`sqlite::memory:`),
  * with the real workflow engine: answer rules, first outcome wins, not pending,
  * unknown id, status of each outcome, join by id, a settled id answers again,
- * abort withdraws, interruption only ends the local wait, expiry, changes, serve.
+ * abort withdraws, interruption only ends the local wait, expiry, changes, serve;
+ * and SPEC "Durable store hardening": an answer over 64 KiB of JSON is
+ * INVALID_ANSWER naming the limit by every way it reaches the store
+ * (`DurableInbox.answer`, `DurableStore.settle`, a surface `serve` asks on),
+ * nothing recorded; 63 KiB is taken.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, Logger, Stream } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { type AskUserQuestionRequest, ScriptedProvider, UserInteraction } from "effect-user-interaction"
+import {
+  type AskUserQuestionAnswer,
+  type AskUserQuestionRequest,
+  ScriptedProvider,
+  UserInteraction,
+  type UserInteractionProvider
+} from "effect-user-interaction"
 import { DurableInbox, DurableProvider, type DurableProviderOptions, DurableStore } from "effect-user-interaction/durable"
+import { answerTooLarge, maxAnswerBytes } from "../src/durable/answerLimit.js"
 import { runWith, tempDir } from "./cliHarness.js"
 
 const request = (id: string): AskUserQuestionRequest => ({
@@ -321,4 +332,98 @@ describe("durable asks (in-memory store)", () => {
         expect(empty._tag).toBe("DurableStoreUrlError")
       }
     }))
+})
+
+/** An answer whose custom text is `text`. */
+const answerWith = (text: string): AskUserQuestionAnswer => ({ answers: [{ id: "q", selected: [], custom: text }] })
+const kib = (n: number) => "x".repeat(n * 1024)
+
+/** Runs `body` while the inbox serves on `surface`; gives the messages logged meanwhile. */
+const servedLogging = <E>(
+  surface: Layer.Layer<UserInteractionProvider, E>,
+  body: (logged: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>
+) =>
+  Effect.gen(function*() {
+    const logged: Array<string> = []
+    const inbox = yield* DurableInbox
+    yield* Effect.scoped(Effect.andThen(inbox.serve(surface), body(logged))).pipe(
+      Effect.provide(Logger.layer([Logger.make(({ message }) => void logged.push(String(message)))]))
+    )
+    return logged
+  })
+
+describe("the 64 KiB answer limit", () => {
+  it("is counted in bytes of the answer's JSON: 33,000 two-byte characters are over it, 65,000 ASCII ones not", () => {
+    expect(maxAnswerBytes).toBe(65_536)
+    expect(answerTooLarge(answerWith("é".repeat(33_000)))?.code).toBe("INVALID_ANSWER")
+    expect(answerTooLarge(answerWith("x".repeat(65_000)))).toBeUndefined()
+    // Not JSON at all: left to the answer rules, which refuse it.
+    expect(answerTooLarge({ answers: [{ id: "q", selected: [], custom: 1n }] })).toBeUndefined()
+  })
+
+  it.live("DurableInbox.answer refuses 65 KiB naming the limit, the ask stays pending; 63 KiB reaches the asker", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const asker = yield* UserInteraction.ask(request("l1")).pipe(Effect.forkChild)
+      yield* untilPending("l1")
+      for (const text of [kib(65), "é".repeat(33_000)]) {
+        const refused = yield* failureOf(inbox.answer("l1", answerWith(text)))
+        expect(refused.code).toBe("INVALID_ANSWER")
+        expect(refused.message).toMatch(/over the limit of 64 KiB \(65536 bytes\)/)
+        expect(yield* inbox.status("l1")).toEqual({ id: "l1", status: "pending" })
+      }
+      // Refused for its size before the rules are read: a 5 MB answer is not looked through.
+      const huge = yield* failureOf(inbox.answer("l1", { answers: [{ id: "nope", selected: [kib(5 * 1024)] }] }))
+      expect(huge.message).toContain("64 KiB")
+
+      yield* inbox.answer("l1", answerWith(kib(63)))
+      expect(yield* Fiber.join(asker)).toEqual(answerWith(kib(63)))
+      expect((yield* inbox.status("l1")).answer).toEqual(answerWith(kib(63)))
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("DurableStore.settle refuses it too, recording nothing", () =>
+    Effect.gen(function*() {
+      const durable = yield* DurableStore
+      const asker = yield* UserInteraction.ask(request("l2")).pipe(Effect.forkChild)
+      yield* untilPending("l2")
+      const refused = yield* failureOf(durable.settle("l2", { status: "answered", answer: answerWith(kib(65)) }))
+      expect(refused.code).toBe("INVALID_ANSWER")
+      expect((yield* durable.find("l2"))?.status).toBe("pending")
+      yield* durable.settle("l2", { status: "cancelled" })
+      expect((yield* failureOf(Fiber.join(asker))).code).toBe("ASK_CANCELLED")
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("serve asks again, with a warning naming the limit, when its surface gives an answer too large to record", () =>
+    Effect.gen(function*() {
+      const asker = yield* UserInteraction.ask(request("l3")).pipe(Effect.forkChild)
+      yield* untilPending("l3")
+      let asked = 0
+      // A person pasting a whole file, then answering in a line.
+      const surface = ScriptedProvider.layer(() => Effect.succeed(answerWith(++asked === 1 ? kib(65) : "short")))
+      const warnings = yield* servedLogging(surface, () => Fiber.join(asker).pipe(
+        Effect.map((answer) => expect(answer).toEqual(answerWith("short")))
+      ))
+      expect(asked).toBe(2)
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(/^The answer to the ask "l3" was not recorded: .*over the limit of 64 KiB.* It is asked again\.$/)
+    }).pipe(Effect.provide(storeWith())))
+
+  it.live("serve stops asking a surface that answers too large three times running; the ask stays pending", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      const asker = yield* UserInteraction.ask(request("l4")).pipe(Effect.forkChild)
+      yield* untilPending("l4")
+      let asked = 0
+      const surface = ScriptedProvider.layer(() => Effect.sync(() => (asked++, answerWith(kib(65)))))
+      const warnings = yield* servedLogging(surface, (warnings) =>
+        Effect.gen(function*() {
+          while (warnings.length < 3) yield* Effect.sleep("20 millis")
+          // Several of the inbox's polls later, nothing asked it again.
+          yield* Effect.sleep("1 second")
+        }))
+      expect(asked).toBe(3)
+      expect(warnings[2]).toMatch(/It stays pending\.$/)
+      expect((yield* inbox.status("l4")).status).toBe("pending")
+      yield* Fiber.interrupt(asker)
+    }).pipe(Effect.provide(storeWith())))
 })

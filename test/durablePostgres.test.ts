@@ -4,18 +4,30 @@
  * each test on a new database, then two agent processes and two answerers on
  * one database with 100 asks, every ask answered exactly once; the answerers
  * suite (`test/support/durableAnswerersSuite.ts`), and two OS accounts
- * answering one ask that allows only one of them.
+ * answering one ask that allows only one of them; and SPEC "Durable store
+ * hardening": the 64 KiB answer limit with the answer kept once, a database
+ * that stays down ending the asker within its patience.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { chmodSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
-import { askFile, askPending, makeStore, request, run, untilPast, untilStatus } from "./support/durableCli.js"
+import { start } from "./cliHarness.js"
+import {
+  askFile,
+  askPending,
+  makeStore,
+  request,
+  run,
+  shortStoreTimingsEnv,
+  untilPast,
+  untilStatus
+} from "./support/durableCli.js"
 import { durableAnswerersSuite, me, onInbox } from "./support/durableAnswerersSuite.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
-import { type PostgresServer, psql, startPostgres } from "./support/postgres.js"
+import { postgresBin, type PostgresServer, psql, startPostgres } from "./support/postgres.js"
 
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 
@@ -74,7 +86,7 @@ describe("durable asks on PostgreSQL", () => {
 
     // An ask anyone may answer: this account's device claims it, and the other account waits out the claim.
     const open = await askPending(store, "two-users-2")
-    const claim = await onInbox(store.url, (inbox) => inbox.claim("two-users-2", { id: me }, { ttl: "4 seconds" }))
+    const claim = await onInbox(store.url, (inbox) => inbox.claim("two-users-2", { id: me }, { ttl: "10 seconds" }))
     const claimed = await run(["answer", "--store", store.url, "two-users-2", noFile], { user: "nobody" })
     expect(claimed.code).toBe(8)
     expect(claimed.stderr).toContain(`ASK_CLAIMED: The ask "two-users-2" is claimed by ${me} until ${claim.until.toISOString()}`)
@@ -133,8 +145,55 @@ describe("durable asks on PostgreSQL", () => {
     expect(answered.code).toBe(0)
     expect(await asker.exited).toBe(0)
     expect(asker.stdout()).toBe(`${JSON.stringify(yes)}\n`)
-    // What the engine logged meanwhile came one line each, without a stack trace.
+    // What the engine logged meanwhile came one line each, without a stack trace, the cause in
+    // words after the engine's own message, and each cause once (the restart took under a minute).
     expect(asker.stderr()).not.toMatch(/^\s+at /m)
-    for (const line of asker.stderr().split("\n").filter(Boolean)) expect(line).toMatch(/^ask-user: /)
+    const lines = asker.stderr().split("\n").filter(Boolean)
+    const causes = lines.map((line) => /^ask-user: (?:ERROR|WARN): [^:]+: (.+)$/.exec(line)?.[1])
+    expect(causes.filter((cause) => cause === undefined)).toEqual([])
+    expect(new Set(causes).size).toBe(causes.length)
+  }, 120_000)
+
+  it("an answer over 64 KiB is refused and the ask stays pending; 63 KiB is taken and kept once in the database", async () => {
+    const store = makeStore(newDatabase())
+    const asker = await askPending(store, "big-pg")
+    const text = (kib: number) => `MARK${"x".repeat(kib * 1024 - 4)}`
+    const refused = await run([
+      "answer", "--store", store.url, "big-pg", store.file("65.json", { answers: [{ id: "q", selected: [], custom: text(65) }] })
+    ])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/^ask-user: INVALID_ANSWER: [^\n]*64 KiB[^\n]*\n$/)
+    expect(JSON.parse((await run(["status", "--store", store.url, "big-pg"])).stdout).status).toBe("pending")
+
+    const taken = { answers: [{ id: "q", selected: [], custom: text(63) }] }
+    expect((await run(["answer", "--store", store.url, "big-pg", store.file("63.json", taken)])).code).toBe(0)
+    expect(await asker.exited).toBe(0)
+    expect(JSON.parse(asker.stdout())).toEqual(taken)
+    // Every row of the database, as text; a bytea column would show the marker in hex.
+    const dump = execFileSync(join(postgresBin()!, "pg_dump"), ["--data-only", `--dbname=${store.url}`], {
+      maxBuffer: 64 * 1024 * 1024
+    }).toString("latin1")
+    const count = (marker: string) => dump.split(marker).length - 1
+    expect(count("MARK") + count(Buffer.from("MARK").toString("hex"))).toBe(1)
+  }, 90_000)
+
+  it("a database that stays down past the store's patience: the asker ends PROVIDER_FAILED naming it, the ask still pending", async () => {
+    const store = makeStore(newDatabase())
+    // Given up on after 2 s instead of 30 s (test/support/shortStoreTimings.ts).
+    const asker = start(["--durable", "--store", store.url, "--ask-id", "down-1", store.requestFile], { env: shortStoreTimingsEnv })
+    asker.child.stdin!.end()
+    await untilStatus(store, "down-1", (status) => status === "pending", asker)
+    let back = false
+    const restarted = server.restart(10_000).then(() => void (back = true))
+    const code = await asker.exited
+    // The asker ended while the database was still down.
+    expect(back).toBe(false)
+    await restarted
+    expect(code).toBe(1)
+    expect(asker.stderr()).toMatch(new RegExp(
+      `ask-user: PROVIDER_FAILED: The durable store ${store.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} cannot be used: ` +
+        `[^\n]*; the ask "down-1" stays pending: ask again with the same id to wait for it\.\n$`
+    ))
+    expect(JSON.parse((await run(["status", "--store", store.url, "down-1"])).stdout).status).toBe("pending")
   }, 120_000)
 })

@@ -1,12 +1,13 @@
 /**
  * Opening a durable store while another process holds its lock: the store
  * is built again from scratch (each failed attempt's resources released)
- * while SQLite reports it locked, and not for any other failure.
+ * while SQLite reports it locked, and not for any other failure; a store
+ * fault the engine's own opening steps die with counts as that failure.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlError } from "effect/sql"
-import { retryUnlessLocked, retryWhileLocked } from "../src/durable/retryWhileLocked.js"
+import { retryUnlessLocked, retryWhileLocked, storeFaultsAsFailures } from "../src/durable/retryWhileLocked.js"
 
 class Store extends Context.Service<Store, { readonly attempt: number }>()("test/Store") {}
 
@@ -80,4 +81,29 @@ describe("one step of opening a store", () => {
       expect(failure.reason._tag).toBe(reason)
       expect(tried).toBe(attempts)
     }), 15_000)
+})
+
+describe("the engine's own steps of opening a store", () => {
+  it.live("die on a store fault: read as the SQL error it carries, a lock is retried like the store's own", () =>
+    Effect.gen(function*() {
+      let attempts = 0
+      // The engine wraps the SQL error in a PersistenceError and dies with it (its layers are orDie).
+      const engine = Layer.effect(
+        Store,
+        Effect.suspend(() =>
+          ++attempts === 1
+            ? Effect.die(Object.assign(new Error(""), { _tag: "PersistenceError", cause: locked() }))
+            : Effect.succeed(Store.of({ attempt: attempts }))
+        )
+      )
+      const store = yield* useStore.pipe(Effect.provide(retryWhileLocked(storeFaultsAsFailures(engine))))
+      expect(store.attempt).toBe(2)
+      const failure = yield* Effect.flip(
+        useStore.pipe(Effect.provide(storeFaultsAsFailures(Layer.effect(Store, Effect.die(syntax())))))
+      )
+      expect(failure.reason._tag).toBe("SqlSyntaxError")
+      // Any other defect stays one.
+      const other = yield* Effect.exit(useStore.pipe(Effect.provide(storeFaultsAsFailures(Layer.effect(Store, Effect.die("bug"))))))
+      expect(other._tag === "Failure" && other.cause.reasons[0]?._tag).toBe("Die")
+    }))
 })

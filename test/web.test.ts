@@ -380,7 +380,9 @@ describe("WebProvider gate", () => {
       expect(yield* status(`/api/questions`, { headers: { ...auth, host: `localhost:${port}` } })).toEqual([200, undefined])
 
       // DNS rebinding: the attacker's name in Host, with or without the token.
-      for (const host of [`evil.example:${port}`, `127.0.0.1:${port + 1}`, "127.0.0.1", `localhost.evil.example:${port}`]) {
+      // Other spellings of the served address, which a URL parser reads as it (SPEC: 403 too).
+      const spellings = [`127.1:${port}`, `0x7f000001:${port}`, `2130706433:${port}`, `127.0.0.1:0${port}`]
+      for (const host of [`evil.example:${port}`, `127.0.0.1:${port + 1}`, "127.0.0.1", `localhost.evil.example:${port}`, ...spellings]) {
         expect(yield* status("/api/questions", { headers: { ...auth, host } })).toEqual([403, "forbidden"])
         expect(yield* status("/api/questions", { headers: { host } })).toEqual([403, "forbidden"])
       }
@@ -398,6 +400,8 @@ describe("WebProvider gate", () => {
       const answer = `/api/questions/${id}/answer`
       const json = { ...auth, "content-type": "application/json" }
       expect(yield* status(answer, { method: "POST", headers: json, body: big })).toEqual([413, "too-large"])
+      const refused = yield* promise(() => send(port, answer, { method: "POST", headers: json, body: big }))
+      expect(refused.json?.message).toBe("The body is over the limit of 64 KiB (65536 bytes).")
       expect(yield* status(answer, { method: "POST", headers: json, body: big, chunked: true })).toEqual([413, "too-large"])
       expect(yield* pendingIds(port, 1)).toEqual([id])
 
@@ -513,6 +517,15 @@ describe("WebProvider gate", () => {
       .toEqual([true, true, true, false, false])
     const named = makeHostCheck("box.lan", 80)
     expect(["box.lan", "box.lan:80", "localhost:80", "other.lan"].map(named)).toEqual([true, true, false, false])
+    // Only the forms served, as written: no other spelling of the address or the port.
+    const otherSpellings = [
+      "127.1:4000", "127.0.1:4000", "0x7f000001:4000", "0x7f.0.0.1:4000", "2130706433:4000", "0177.0.0.1:4000",
+      "127.000.000.001:4000", "127.0.0.1:04000", "127.0.0.1:004000", "localhost.:4000", "[0:0:0:0:0:0:0:1]:4000",
+      "[::ffff:127.0.0.1]:4000", "%6c%6fcalhost:4000", "127.0.0.1:+4000", "127.0.0.1:4000 ", " 127.0.0.1:4000"
+    ]
+    expect(otherSpellings.filter(loopback)).toEqual([])
+    expect(["10.0.0.1:04000", "010.0.0.1:4000", "167772161:4000", "10.1:4000"].filter(wildcard)).toEqual([])
+    expect(["box.lan:080", "box.lan.", "BOX.LAN"].map(named)).toEqual([false, false, true])
     expect(originAllowed(undefined, "127.0.0.1:4000")).toBe(true)
     expect(originAllowed("http://127.0.0.1:4000", "127.0.0.1:4000")).toBe(true)
     expect(originAllowed("http://localhost:4000", "127.0.0.1:4000")).toBe(false)

@@ -7,11 +7,14 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { readFile } from "node:fs/promises"
 import { text } from "node:stream/consumers"
-import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { type AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
+import { invalidRequestFrom } from "../internal/schemaPath.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { InvalidRequest, type UserInteractionError } from "../UserInteractionError.js"
 import { askAndPrintAnswer } from "./answerOutput.js"
@@ -48,16 +51,31 @@ const readSource = (file: Option.Option<string>): Effect.Effect<string, InvalidR
   })
 
 /**
+ * The request file's own `id`, held to the request's rule (1 to 200
+ * characters). Only the file's: the tool's arguments, ACP prompts and MCP
+ * calls decode without it, so a model never picks an ask's identity
+ * (decision 088).
+ */
+const decodeFileId = Schema.decodeUnknownExit(Schema.Struct({ id: AskUserQuestionRequest.fields.id }))
+
+/**
  * Parses and checks a request from JSON text (a leading byte-order mark is
- * ignored): `InvalidRequest` naming the path, or `EmptyQuestions`.
+ * ignored): `InvalidRequest` naming the path, or `EmptyQuestions`. The
+ * file's `id` is kept: it is the ask's identity for `--durable`; one that is
+ * not 1 to 200 characters is `InvalidRequest`, never dropped.
  *
  * @since 0.1.0
  */
 export const parseRequest = (source: string): Effect.Effect<AskUserQuestionRequest, UserInteractionError> =>
-  Effect.flatMap(
-    parseJsonText(source, "Invalid request"),
-    (json) => Result.match(decodeRequestJson(json), { onFailure: Effect.fail, onSuccess: Effect.succeed })
-  )
+  Effect.flatMap(parseJsonText(source, "Invalid request"), (json) =>
+    Result.match(decodeRequestJson(json), {
+      onFailure: Effect.fail,
+      onSuccess: (request) => {
+        const id = decodeFileId(json)
+        if (Exit.isFailure(id)) return Effect.fail(invalidRequestFrom(id))
+        return Effect.succeed(id.value.id === undefined ? request : { ...request, id: id.value.id })
+      }
+    }))
 
 /**
  * Asks `request` through the provider chosen by `flags` and prints the answer

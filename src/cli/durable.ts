@@ -17,9 +17,9 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
-import type { SqlError } from "effect/sql"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { DurableInbox, DurableProvider, DurableStore, type UnreadableAsk } from "../durable/index.js"
+import { storeFaultWords } from "../durable/storeFault.js"
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
 import type { AskRecord, HistoryOptions } from "../durable/index.js"
 import { osAnswerer } from "../internal/osAnswerer.js"
@@ -31,6 +31,7 @@ import { askAndPrintAnswer } from "./answerOutput.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
+import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
 import type { WebFlags } from "./webFlags.js"
 
@@ -76,17 +77,6 @@ const checkedUrl = (url: string): Effect.Effect<string, InvalidRequest> => {
     )
 }
 
-/**
- * A store that cannot be opened, in the database's own words when it gave
- * any: "PgConnection: Failed to connect" alone does not tell a refused
- * password from a server that is down or a database that does not exist.
- */
-const openFailure = (error: SqlError.SqlError): string => {
-  const cause = (error.reason as { readonly cause?: unknown }).cause
-  const words = cause instanceof Error ? cause.message.trim() : ""
-  return words === "" || error.message.includes(words) ? error.message : `${error.message}: ${words}`
-}
-
 /** The store for one command; a URL naming no database is a usage error (exit 2). */
 const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, InvalidRequest | ProviderFailed> =>
   DurableStore.layer(url, { runner }).pipe(
@@ -95,12 +85,19 @@ const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, Inv
     Layer.catchTag("SqlError", (error) =>
       Layer.effect(
         DurableStore,
-        Effect.fail(new ProviderFailed({ message: `Cannot open the durable store ${shownStoreUrl(url)}: ${openFailure(error)}`, cause: error }))
+        Effect.fail(
+          new ProviderFailed({ message: `Cannot open the durable store ${shownStoreUrl(url)}: ${storeFaultWords(error)}`, cause: error })
+        )
       ))
   )
 
-/** The engine logs its own housekeeping (runners, shards); stderr is for the human here. */
-const quietEngine = Effect.provideService(References.MinimumLogLevel, "Error")
+/**
+ * The engine logs its own housekeeping (runners, shards); stderr is for the
+ * human here: the store's own warnings, and the engine's errors in words, the
+ * same cause once a minute (`stderrLog.ts`).
+ */
+const quietEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.provideService(References.MinimumLogLevel, "Warn"), Effect.provide(durableStderr))
 
 const withInbox = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provide(DurableInbox.layer.pipe(Layer.provideMerge(storeLayer(url, false)))), quietEngine)

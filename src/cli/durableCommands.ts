@@ -68,7 +68,7 @@ export const durableFlags = {
       (id) => id.length > 0 && id.length <= 200 ? Option.some(id) : Option.none(),
       () => "an id of 1 to 200 characters"
     ),
-    Flag.withDescription("With --durable: the ask's id (default: a random one, printed on stderr)."),
+    Flag.withDescription("With --durable: the ask's id (default: the request's own id, else a random one, printed on stderr)."),
     Flag.optional
   ),
   expires: Flag.String("expires").pipe(

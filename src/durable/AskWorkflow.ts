@@ -4,6 +4,11 @@
  * record the outcome. The engine replays the body on resume, so the two
  * table writes are activities and everything else is deterministic.
  *
+ * The engine carries only how an ask ended, never the answer: the answer is
+ * kept once, in the asks table, and read from there (decision 087). The
+ * engine keeps every message, reply and activity result it passes, so an
+ * answer given to it was stored four more times.
+ *
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
@@ -29,6 +34,16 @@ export const Outcome = Schema.Struct({
 /** @since 0.2.0 */
 export type Outcome = typeof Outcome.Type
 
+/**
+ * How an ask ended, as the engine carries it: the status alone. Messages an
+ * earlier version stored with the answer in them still decode (the answer is
+ * left out, and read from the asks table as for any ask).
+ */
+export const EngineOutcome = Schema.Struct({ status: SettledStatus })
+
+/** @since 0.3.0 */
+export type EngineOutcome = typeof EngineOutcome.Type
+
 /** What the workflow's activities do to the asks table (see `AskTable`). */
 export class AskActivities extends Context.Service<AskActivities, {
   readonly publish: (ask: {
@@ -38,7 +53,8 @@ export class AskActivities extends Context.Service<AskActivities, {
     readonly askedAt: number
     readonly expiresInMillis: number | undefined
   }) => Effect.Effect<void>
-  readonly record: (id: string, outcome: Outcome) => Effect.Effect<Outcome>
+  /** Records the status unless the ask was settled before; gives the status the ask has. */
+  readonly record: (id: string, status: SettledStatus) => Effect.Effect<EngineOutcome>
 }>()("effect-user-interaction/durable/AskActivities") {}
 
 /**
@@ -54,7 +70,7 @@ export const AskWorkflow = Workflow.make("effect-user-interaction/DurableAsk", {
     askedAt: Schema.Number,
     expiresInMillis: Schema.optionalKey(Schema.Number)
   },
-  success: Outcome,
+  success: EngineOutcome,
   idempotencyKey: (payload) => payload.id,
   // A caller on a runner that does not own the ask's shard re-reads its reply
   // on this schedule; the owner's own callers are woken at once.
@@ -62,15 +78,18 @@ export const AskWorkflow = Workflow.make("effect-user-interaction/DurableAsk", {
 })
 
 /** Completed by an answerer (answer, cancel, decline) or by withdrawal. */
-export const Settlement = DurableDeferred.make("settlement", { success: Outcome })
+export const Settlement = DurableDeferred.make("settlement", { success: EngineOutcome })
 
 /** The token an answerer completes `Settlement` with, from the execution id the publish activity stored. */
 export const settlementToken = (executionId: string) =>
   DurableDeferred.tokenFromExecutionId(Settlement, { workflow: AskWorkflow, executionId })
 
-/** Completes the ask's settlement deferred (a persisted engine message; the first one wins). */
-export const completeSettlement = (executionId: string, outcome: Outcome) =>
-  DurableDeferred.done(Settlement, { token: settlementToken(executionId), exit: Exit.succeed(outcome) })
+/**
+ * Completes the ask's settlement deferred (a persisted engine message; the
+ * first one wins) with the outcome's status: the answer is in the asks table.
+ */
+export const completeSettlement = (executionId: string, outcome: { readonly status: SettledStatus }) =>
+  DurableDeferred.done(Settlement, { token: settlementToken(executionId), exit: Exit.succeed({ status: outcome.status }) })
 
 /** The workflow's body, registered with the engine by the store. */
 export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(payload, executionId) {
@@ -89,7 +108,7 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
     ? yield* DurableDeferred.await(Settlement)
     : yield* DurableDeferred.raceAll({
       name: "settlement-or-expiry",
-      success: Outcome,
+      success: EngineOutcome,
       error: Schema.Never,
       effects: [
         DurableDeferred.await(Settlement),
@@ -101,13 +120,13 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
           duration: Math.max(1, payload.askedAt + payload.expiresInMillis - Date.now()),
           inMemoryThreshold: 0
         }).pipe(
-          Effect.as<Outcome>({ status: "expired" })
+          Effect.as<EngineOutcome>({ status: "expired" })
         )
       ]
     })
   return yield* Activity.make({
     name: "record",
-    success: Outcome,
-    execute: activities.record(payload.id, settled)
+    success: EngineOutcome,
+    execute: activities.record(payload.id, settled.status)
   })
 }))

@@ -35,6 +35,7 @@ import {
   surfaceOf,
   UserInteractionProvider
 } from "../UserInteractionProvider.js"
+import { answerTooLarge } from "./answerLimit.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { defaultClaimTtlMillis, isLive, maxClaimTtlMillis } from "./claims.js"
 import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
@@ -109,6 +110,9 @@ export interface ClaimOptions {
   readonly ttl?: Duration.Input | undefined
 }
 
+/** How many answers too large to record in a row `serve` takes from a surface before it stops asking there. */
+const maxTooLargeAnswers = 3
+
 /** How often `changes` looks at the store (decision 073). */
 const changesInterval = "250 millis"
 
@@ -175,7 +179,8 @@ export class DurableInbox extends Context.Service<DurableInbox, {
    * is `InvalidAnswer`, one from an answerer the ask's `answerableBy` does
    * not allow `NotAuthorized`, one while someone else holds a claim
    * `AskClaimed` (unless `options.force`, which breaks the claim and says so
-   * in the receipt). Refused, the ask stays pending.
+   * in the receipt); one over 64 KiB of JSON is `InvalidAnswer`. Refused,
+   * the ask stays pending.
    */
   readonly answer: (
     id: string,
@@ -255,7 +260,10 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           if (record.status !== "pending") {
             return yield* Effect.fail(new AskNotPending({ message: notPendingMessage(record) }))
           }
-          // Before the answer rules: a stranger is refused as such, whatever they sent.
+          // Before the rules: a 50 MB answer is refused for its size, whatever it holds, and a
+          // stranger as such, whatever they sent.
+          const tooLarge = answerTooLarge(answer)
+          if (tooLarge !== undefined) return yield* Effect.fail(tooLarge)
           const allowed = checkAnswerer(record.request, options?.by)
           if (Result.isFailure(allowed)) return yield* Effect.fail(allowed.failure)
           const checked = checkAnswer(record.request, answer)
@@ -310,31 +318,44 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           const ui = Context.get(context, UserInteraction)
           const asking = yield* FiberMap.make<string>()
           // Each outcome is recorded with its receipt from the seam: the surface, and who (decision 102).
-          const askOne = (ask: PendingAsk): Effect.Effect<void> =>
+          const askOne = (ask: PendingAsk, tries = 1): Effect.Effect<void> =>
             UserInteraction.askWithReceipt({ ...ask.request, id: ask.id }).pipe(
               Effect.provideService(UserInteraction, ui),
               Effect.matchEffect({
                 onSuccess: ({ answer, receipt }) =>
-                  record(ask, { status: "answered", answer }, { by: receipt.by, surface: receipt.surface }),
+                  record(ask, { status: "answered", answer }, { by: receipt.by, surface: receipt.surface }, tries),
                 onFailure: (error) =>
                   error._tag === "AskCancelled" || error._tag === "AskDeclined"
                     ? record(ask, { status: error._tag === "AskCancelled" ? "cancelled" : "declined" }, {
                       by: answererOf(error),
                       surface: surfaceOf(error) ?? provider.name
-                    })
+                    }, tries)
                     // Any other end of the prompt leaves the ask pending for another answerer.
                     : Effect.void
               })
             )
           // Refused because someone else claimed the ask meanwhile (on another device): it is
           // asked here again once their claim has ended, unless they settle it first.
-          const record = (ask: PendingAsk, outcome: Outcome, as: SettleOptions): Effect.Effect<void> =>
+          const record = (ask: PendingAsk, outcome: Outcome, as: SettleOptions, tries: number): Effect.Effect<void> =>
             settle(ask.id, outcome, as).pipe(
               Effect.catchTag("AskClaimed", (error) =>
                 Effect.logWarning(`Not recorded: ${error.message} The ask is asked here again once the claim ends.`).pipe(
                   Effect.andThen(untilUnclaimed(ask.id)),
                   Effect.andThen(Effect.suspend(() => askOne(ask)))
                 )),
+              // Too large to record (a pasted file, say): the ask stays pending, so ask it again here,
+              // saying why, rather than leave it shown nowhere; a surface that answers so three times
+              // running is not a person, and is not asked again.
+              Effect.catchTag("InvalidAnswer", (error) => {
+                const again = tries < maxTooLargeAnswers
+                return Effect.logWarning(
+                  `The answer to the ask "${ask.id}" was not recorded: ${error.message} ` +
+                    (again ? "It is asked again." : "It stays pending.")
+                ).pipe(
+                  Effect.annotateLogs({ module: "effect-user-interaction/durable" }),
+                  Effect.andThen(again ? Effect.suspend(() => askOne(ask, tries + 1)) : Effect.void)
+                )
+              }),
               Effect.ignore
             )
           yield* changes.pipe(
@@ -359,8 +380,9 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           )),
         changes,
         answer,
-        cancel: (id, options) => settle(id, { status: "cancelled" }, options),
-        decline: (id, options) => settle(id, { status: "declined" }, options),
+        // Without an answer there is none to be too large.
+        cancel: (id, options) => Effect.catchTag(settle(id, { status: "cancelled" }, options), "InvalidAnswer", Effect.die),
+        decline: (id, options) => Effect.catchTag(settle(id, { status: "declined" }, options), "InvalidAnswer", Effect.die),
         status: (id) =>
           Effect.map(find(id), (record) => ({
             id,

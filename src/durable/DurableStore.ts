@@ -22,11 +22,19 @@ import * as Schema from "effect/Schema"
 import * as Arr from "effect/Array"
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient, SqlError } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
 import type { Answerer } from "../Answerer.js"
 import { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { type AskClaimed, AskNotPending, type NotAuthorized, ProviderFailed, UnknownAsk } from "../UserInteractionError.js"
+import {
+  type AskClaimed,
+  AskNotPending,
+  type InvalidAnswer,
+  type NotAuthorized,
+  ProviderFailed,
+  UnknownAsk
+} from "../UserInteractionError.js"
+import { answerTooLarge } from "./answerLimit.js"
 import {
   AskActivities,
   AskWorkflow,
@@ -39,7 +47,9 @@ import { makeClaims } from "./claims.js"
 import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
 import { asksTable, migrateStore } from "./migrations.js"
 import { type AskClaim, type DurableReceipt, readReceipt, type SettleOptions } from "./receipts.js"
-import { retryUnlessLocked, retryWhileLocked } from "./retryWhileLocked.js"
+import { retryUnlessLocked, retryWhileLocked, storeFaultsAsFailures } from "./retryWhileLocked.js"
+import { isDamagedStore, storeFaultWords } from "./storeFault.js"
+import { LockWaits, type StoreTimings, storeTimings } from "./storeTimings.js"
 import { pgDriverUrl, shownStoreUrl, sqlitePath, storeUrlProblem } from "./storeUrl.js"
 
 /** Where an ask stands: pending, or how it was settled. @since 0.2.0 */
@@ -99,8 +109,10 @@ export interface PendingScan {
 export class DurableStore extends Context.Service<DurableStore, {
   /**
    * Starts the ask's workflow, or joins it when the id is known, and waits for
-   * its outcome. A store it cannot reach is waited for, for a minute; then
-   * `ProviderFailed`, the ask still pending.
+   * its outcome. A store that cannot serve the engine (unreachable, locked by
+   * another process) is waited for, for 30 s; then `ProviderFailed` naming
+   * the store and why, the ask still pending. A damaged store fails at once.
+   * The store's faults elsewhere are defects: a `ProviderFailed` naming it.
    */
   readonly run: (ask: {
     readonly id: string
@@ -118,13 +130,14 @@ export class DurableStore extends Context.Service<DurableStore, {
    * its workflow, in one transaction. An answer, cancel or decline is refused
    * (`NotAuthorized`, `AskClaimed`) unless the ask's `answerableBy` matches
    * `as.by` and no one else holds a live claim (or `as.force`); the ask then
-   * stays pending.
+   * stays pending. An answer over 64 KiB of JSON is `InvalidAnswer` and
+   * nothing is recorded.
    */
   readonly settle: (
     id: string,
     outcome: Outcome,
     as?: SettleOptions
-  ) => Effect.Effect<void, AskNotPending | UnknownAsk | NotAuthorized | AskClaimed>
+  ) => Effect.Effect<void, AskNotPending | UnknownAsk | InvalidAnswer | NotAuthorized | AskClaimed>
   /** Claims a pending ask for `by` for `ttlMillis` by the database's clock, or renews their claim. @since 0.3.0 */
   readonly claim: (
     id: string,
@@ -151,12 +164,13 @@ export class DurableStore extends Context.Service<DurableStore, {
     options?: { readonly runner?: boolean | undefined }
   ): Layer.Layer<DurableStore, SqlError.SqlError | DurableStoreUrlError> =>
     retryWhileLocked(
-      Layer.effect(DurableStore, make).pipe(
+      Layer.effect(DurableStore, make(shownStoreUrl(url), storeTimings())).pipe(
         Layer.provide(AskWorkflowLayer),
         Layer.provide(activitiesLayer),
         Layer.provideMerge(engineLayer(options?.runner ?? true)),
         Layer.provide(migrations),
-        Layer.provide(sqlLayer(url))
+        Layer.provide(sqlLayer(url)),
+        storeFaultsAsFailures
       )
     )
 }
@@ -175,12 +189,11 @@ export class DurableStoreUrlError extends Data.TaggedError("DurableStoreUrlError
 const table = asksTable
 
 /** The SQL client for `url`, its driver loaded only when that kind of store is used. */
-const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | DurableStoreUrlError> => {
+const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient | LockWaits, SqlError.SqlError | DurableStoreUrlError> => {
   // An empty SQLite path would open a private throwaway database: an ask nobody else can see.
   const problem = storeUrlProblem(url)
   if (problem !== undefined) {
-    return Layer.effect(
-      SqlClient.SqlClient,
+    return Layer.effectContext(
       Effect.fail(
         new DurableStoreUrlError({ url: shownStoreUrl(url), message: `Unsupported store URL "${shownStoreUrl(url)}": use ${problem}.` })
       )
@@ -195,7 +208,8 @@ const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlErr
   }
   return Layer.unwrap(Effect.promise(async () => {
     const { PgClient } = await import("@effect/sql-pg")
-    return PgClient.layer({ url: Redacted.make(pgDriverUrl(url)) })
+    // A PostgreSQL statement waits for locks as the server decides: nothing to shorten here.
+    return Layer.merge(PgClient.layer({ url: Redacted.make(pgDriverUrl(url)) }), Layer.succeed(LockWaits, { closing: Effect.void }))
   }))
 }
 
@@ -331,39 +345,66 @@ const activitiesLayer = Layer.effect(
             ON CONFLICT (id) DO NOTHING`
         }).pipe(Effect.orDie),
       // The first recorded outcome wins: an answerer may have settled the row
-      // while the expiry was firing, and then its outcome is the ask's.
-      record: (id, outcome) =>
+      // while the expiry was firing, and then its outcome is the ask's. An
+      // answer is already in the row: `settle` wrote it before waking the workflow.
+      record: (id, status) =>
         Effect.gen(function*() {
-          yield* sql`UPDATE ${sql(table)} SET status = ${outcome.status}, settled_at = ${Date.now()},
-            answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
+          yield* sql`UPDATE ${sql(table)} SET status = ${status}, settled_at = ${Date.now()}
             WHERE id = ${id} AND status = 'pending'`
           const rows = yield* sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`
-          const record = toRecord(rows[0]!)
-          return record.answer === undefined
-            ? { status: record.status as SettledStatus }
-            : { status: record.status as SettledStatus, answer: record.answer }
+          return { status: toRecord(rows[0]!).status as SettledStatus }
         }).pipe(Effect.orDie)
     })
   })
 )
 
-/** A store the engine could not reach, while `run` waits for it. */
+/** A store that cannot serve the engine, while `run` waits for it to mend. */
 class StoreOutage extends Data.TaggedError("StoreOutage")<{ readonly cause: unknown }> {}
 
-/** The engine's errors for a store it cannot reach: the cluster's persistence failures and SQL errors. */
+/** The engine's errors for a store it cannot use: the cluster's persistence failures and SQL errors. */
 const isStoreOutage = (defect: unknown): boolean =>
-  Predicate.isTagged(defect, "PersistenceError") || Predicate.isTagged(defect, "SqlError")
+  Predicate.isTagged(defect, "PersistenceError") || SqlError.isSqlError(defect)
 
-/** What went wrong, in a few words: a persistence error's own message is empty. */
-const outageReason = (defect: unknown): string => {
-  let error = defect
-  while (Predicate.isTagged(error, "PersistenceError") && Predicate.hasProperty(error, "cause")) error = error.cause
-  const message = error instanceof Error ? error.message : String(error)
-  return message.split("\n")[0]!.trim() || "no reason given"
+/** How often `run` checks the store while it waits, and tries the engine again after an outage. */
+const checkInterval = "1 second"
+
+/**
+ * Checks, while an ask waits, that the store can still serve the engine: a
+ * write transaction (on SQLite it takes the write lock) every second. The
+ * engine itself retries a store it cannot use for ever (a damaged file, a
+ * lock that never clears: `ask-user --durable` hung), so this decides when
+ * to give up: at once for a damaged store, else once it has failed for
+ * `giveUpMillis` without a success between (decision 086). Never succeeds.
+ */
+const watchStore = (sql: SqlClient.SqlClient, timings: StoreTimings): Effect.Effect<never, StoreOutage> => {
+  const patience = Duration.millis(timings.busyMillis + 5_000)
+  const probe = sql.withTransaction(sql`SELECT 1`).pipe(
+    Effect.timeoutOrElse({
+      duration: patience,
+      orElse: () => Effect.fail(new Error(`it did not answer for ${Duration.format(patience)}`))
+    })
+  )
+  return Effect.gen(function*() {
+    let failingSince: number | undefined
+    // The store's own error says more than a probe that timed out waiting behind the engine's statements.
+    let fault: unknown
+    for (;;) {
+      const began = Date.now()
+      const result = yield* Effect.result(probe)
+      if (Result.isSuccess(result)) {
+        failingSince = undefined
+        fault = undefined
+      } else {
+        failingSince ??= began
+        if (SqlError.isSqlError(result.failure) || fault === undefined) fault = result.failure
+        if (isDamagedStore(fault) || Date.now() - failingSince >= timings.giveUpMillis) {
+          return yield* Effect.fail(new StoreOutage({ cause: fault }))
+        }
+      }
+      yield* Effect.sleep(checkInterval)
+    }
+  })
 }
-
-/** How long `run` waits for an unreachable store: a try every second, for a minute. */
-const outageRetry = Schedule.spaced("1 second").pipe(Schedule.upTo({ duration: "1 minute" }))
 
 /** The message an answerer gets when the ask was settled before. */
 export const notPendingMessage = (record: AskRecord): string => {
@@ -375,9 +416,24 @@ export const notPendingMessage = (record: AskRecord): string => {
   return `The ask "${record.id}" is not pending: it ${how}.`
 }
 
-const make = Effect.gen(function*() {
+const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
+  // Built last, so this runs first when the store closes: the engine's shutdown (releasing its
+  // shards, leaving the runners' table) then waits at most a second for a lock (decision 086).
+  const lockWaits = yield* LockWaits
+  yield* Effect.addFinalizer(() => lockWaits.closing)
+  /** The store's fault as a `ProviderFailed` naming the store and why. */
+  const storeFailed = (cause: unknown, more = "") =>
+    new ProviderFailed({ message: `The durable store ${shownUrl} cannot be used: ${storeFaultWords(cause)}${more}.`, cause })
+  /** A SQL or engine failure of the store as a defect that names the store (decision 086). */
+  const dieNamingStore = <A, E, R>(
+    effect: Effect.Effect<A, E | SqlError.SqlError, R>
+  ): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
+    effect.pipe(
+      Effect.catchIf(SqlError.isSqlError, (error) => Effect.die(storeFailed(error))),
+      Effect.catchDefect((defect) => Effect.die(isStoreOutage(defect) ? storeFailed(defect) : defect))
+    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError>, R>
   /**
    * Records the expiry of every pending ask whose deadline has passed. The
    * engine's clock does this only while some process runs the engine; without
@@ -406,11 +462,13 @@ const make = Effect.gen(function*() {
     sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`.pipe(
       Effect.map((rows) => rows.length === 0 ? undefined : toRecord(rows[0]!))
     )
-  const find = (id: string) => expireOverdue.pipe(Effect.andThen(findNow(id)), Effect.orDie)
+  const find = (id: string) => expireOverdue.pipe(Effect.andThen(findNow(id)), dieNamingStore)
   const claims = makeClaims({ sql, find: (id) => Effect.andThen(expireOverdue, findNow(id)), notPendingMessage })
   const history = makeHistory({ sql, columns, readRow, expireOverdue })
-  const settle = (id: string, outcome: Outcome, as?: SettleOptions) =>
-    expireOverdue.pipe(
+  const settle = (id: string, outcome: Outcome, as?: SettleOptions) => {
+    const tooLarge = outcome.answer === undefined ? undefined : answerTooLarge(outcome.answer)
+    if (tooLarge !== undefined) return Effect.fail(tooLarge)
+    return expireOverdue.pipe(
       Effect.andThen(sql.withTransaction(Effect.gen(function*() {
         const now = Date.now()
         // Who may settle it, and who holds it (claims.ts): a refusal leaves the row as it was.
@@ -431,15 +489,16 @@ const make = Effect.gen(function*() {
         // In the same transaction, so the recorded outcome always reaches the workflow.
         yield* completeSettlement(rows[0]!.execution_id, outcome).pipe(Effect.provideContext(engine))
       }))),
-      Effect.catchTag("SqlError", Effect.die)
+      dieNamingStore
     )
+  }
   const scan = expireOverdue.pipe(Effect.andThen(sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)}
     WHERE status = 'pending' ORDER BY asked_at, id`)).pipe(
     Effect.map((rows): PendingScan => {
       const [asks, unreadable] = Arr.partition(rows, (row) => readRow(row))
       return { asks, unreadable }
     }),
-    Effect.orDie
+    dieNamingStore
   )
   return DurableStore.of({
     run: ({ expiresIn, id, request }) => {
@@ -448,32 +507,39 @@ const make = Effect.gen(function*() {
       const payload = expiresIn === undefined
         ? base
         : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
+      const pendingHint = `; the ask "${id}" stays pending: ask again with the same id to wait for it`
       return AskWorkflow.execute(payload).pipe(
         Effect.provideContext(engine),
         // The engine reports a store it cannot reach (a database restarting) as a defect. The ask
         // lives on in the store, and executing its workflow again joins it, as a rerun does: so
-        // wait for the store, and only after a minute give up, saying the ask stays pending.
+        // wait for the store, but no longer than `watchStore` would.
         Effect.catchDefect((defect) =>
           isStoreOutage(defect) ? Effect.fail(new StoreOutage({ cause: defect })) : Effect.die(defect)
         ),
-        Effect.retry({ schedule: outageRetry }),
+        Effect.retry({
+          while: ({ cause }) => !isDamagedStore(cause),
+          schedule: Schedule.spaced(checkInterval).pipe(Schedule.upTo({ duration: Duration.millis(timings.giveUpMillis) }))
+        }),
+        // The answer is read from the asks table, where it is kept once (decision 087).
+        Effect.flatMap(({ status }) =>
+          status !== "answered"
+            ? Effect.succeed<Outcome>({ status })
+            : Effect.map(findNow(id), (record): Outcome =>
+              record?.answer === undefined ? { status } : { status, answer: record.answer })
+        ),
+        Effect.raceFirst(watchStore(sql, timings)),
         Effect.catchTag("StoreOutage", ({ cause }) =>
-          Effect.fail(
-            new ProviderFailed({
-              message: `The durable store cannot be reached (${outageReason(cause)}); the ask "${id}" stays ` +
-                "pending: ask again with the same id to wait for it.",
-              cause
-            })
-          ))
+          Effect.fail(storeFailed(cause, isDamagedStore(cause) ? "" : pendingHint))),
+        Effect.catchTag("SqlError", (error) => Effect.fail(storeFailed(error, pendingHint)))
       )
     },
     find,
     pending: Effect.map(scan, ({ asks }) => asks),
     scan,
     settle,
-    claim: (id, by, ttlMillis) => Effect.catchTag(claims.claim(id, by, ttlMillis), "SqlError", Effect.die),
-    release: (id, by) => Effect.catchTag(claims.release(id, by), "SqlError", Effect.die),
-    databaseNow: Effect.orDie(claims.databaseNow),
-    history: (options) => Effect.orDie(history(options))
+    claim: (id, by, ttlMillis) => dieNamingStore(claims.claim(id, by, ttlMillis)),
+    release: (id, by) => dieNamingStore(claims.release(id, by)),
+    databaseNow: dieNamingStore(claims.databaseNow),
+    history: (options) => dieNamingStore(history(options))
   })
 })

@@ -24,24 +24,31 @@ const isLoopback = (host: string) =>
 /** `::1` -> `[::1]`: the form an IPv6 address takes in a URL and a Host header. */
 const urlHost = (host: string) => isIP(host) === 6 ? `[${host}]` : host.toLowerCase()
 
-/** The host part of a `Host` header value, or undefined when it is not one. */
+/**
+ * The host and port of a `Host` header value, exactly as written (the host
+ * in lower case), or undefined when it is not `host[:port]`. No URL parser:
+ * it reads `127.1`, `0x7f000001` and `2130706433` as `127.0.0.1` and
+ * `08080` as `8080`, so other spellings of an address passed as the one
+ * served (decision 089).
+ */
 const parseHostHeader = (value: string): { readonly hostname: string; readonly port: string } | undefined => {
-  try {
-    const url = new URL(`http://${value}`)
-    // A Host header is only an authority: anything more is not one.
-    if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "") return undefined
-    return { hostname: url.hostname, port: url.port }
-  } catch {
-    return undefined
-  }
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]\\]+)(?::([0-9]+))?$/.exec(value)
+  return match === null ? undefined : { hostname: match[1]!.toLowerCase(), port: match[2] ?? "" }
 }
 
+/** Whether `hostname` is an IP address written in its one usual form (dotted quad, or an IPv6 literal in brackets). */
+const isPlainIp = (hostname: string): boolean =>
+  hostname.startsWith("[") ? isIP(hostname.slice(1, -1)) === 6 : isIP(hostname) === 4
+
 /**
- * Decides whether a `Host` header names this server. A loopback bind accepts
- * `localhost`, `127.0.0.1` and `[::1]`; a wildcard bind (`0.0.0.0`, `::`)
- * accepts any IP address, never a DNS name (which is what a rebinding attack
- * sends); any other bind accepts exactly the name or address it was given.
- * The port must always be the served one.
+ * Decides whether a `Host` header names this server, as written: a loopback
+ * bind accepts `localhost`, `127.0.0.1` and `[::1]`; a wildcard bind
+ * (`0.0.0.0`, `::`) accepts any IP address in its usual form, never a DNS
+ * name (which is what a rebinding attack sends); any other bind accepts
+ * exactly the name or address it was given. The port must be the served one
+ * as digits without a leading zero (left out only for port 80). Any other
+ * spelling of an address (`127.1`, `0x7f000001`, `2130706433`, `127.0.0.1:08080`)
+ * is refused.
  */
 export const makeHostCheck = (bindHost: string, port: number): (hostHeader: string | undefined) => boolean => {
   const allowed = new Set([urlHost(bindHost)])
@@ -52,10 +59,10 @@ export const makeHostCheck = (bindHost: string, port: number): (hostHeader: stri
   return (hostHeader) => {
     if (hostHeader === undefined) return false
     const parsed = parseHostHeader(hostHeader)
-    // The URL parser drops a default port; a Host header may too.
+    // A Host header may leave out the default port.
     if (parsed === undefined || (parsed.port === "" ? "80" : parsed.port) !== wantPort) return false
     if (allowed.has(parsed.hostname)) return true
-    return wildcard && (isIP(parsed.hostname) !== 0 || isIP(parsed.hostname.replace(/^\[|\]$/g, "")) === 6)
+    return wildcard && isPlainIp(parsed.hostname)
   }
 }
 

@@ -87,6 +87,9 @@ const isTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" &&
   error.reason.reason === "BodyTooLarge"
 
+/** 413, naming the limit: an answer that big is refused whole, so the sender learns how big one may be. */
+const tooLarge = () => json(413, { error: "too-large", message: `The body is over the limit of 64 KiB (${maxBodyBytes} bytes).` })
+
 /** Reads the JSON body: 413 when over the limit, 422 `bad-response` when it is not JSON. */
 const readJson = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -95,7 +98,7 @@ const readJson = Effect.gen(function*() {
     Effect.catch((error) =>
       Effect.succeed(Result.fail(
         isTooLarge(error)
-          ? json(413, { error: "too-large" })
+          ? tooLarge()
           : json(422, { error: "bad-response", message: "The body is not JSON." })
       ))
     ),
@@ -220,7 +223,7 @@ export const makeWebApp = (table: PendingTable, options: WebAppOptions) =>
       }
       // A declared length over the limit is refused before anything is read.
       const length = Number(headers["content-length"] ?? 0)
-      if (length > maxBodyBytes) return json(413, { error: "too-large" })
+      if (length > maxBodyBytes) return tooLarge()
       return yield* routes.handler.pipe(
         Effect.catch((error) =>
           Effect.succeed(

@@ -149,7 +149,8 @@ export const durableAnswerersSuite = (makeStore: () => Store, raw: RawStore) => 
     const store = makeStore()
     const asker = await askPending(store, "claim-1")
     const ana: Answerer = { id: "device:ana-phone", name: "Ana's phone" }
-    const claim = await onInbox(store.url, (inbox) => inbox.claim("claim-1", ana, { ttl: "4 seconds" }))
+    // Long enough for three commands to start on a busy machine; the test waits out the rest.
+    const claim = await onInbox(store.url, (inbox) => inbox.claim("claim-1", ana, { ttl: "15 seconds" }))
     const yesFile = store.file("yes.json", yes)
     for (const command of [["answer", "claim-1", yesFile], ["cancel", "claim-1"], ["decline", "claim-1"]]) {
       const result = await run([command[0]!, "--store", store.url, ...command.slice(1)])

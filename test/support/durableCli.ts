@@ -3,9 +3,19 @@
  * URL) with a request file, the built `ask-user` run to its end, a durable
  * asker, polling a status, kill -9.
  */
+import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type Run, start, tempDir } from "../cliHarness.js"
+
+/**
+ * The environment that runs `ask-user` with short store timings (a lock
+ * waited for 300 ms, a failing store given up on after 2 s): see
+ * `shortStoreTimings.ts`.
+ */
+export const shortStoreTimingsEnv = {
+  NODE_OPTIONS: `--import=${join(import.meta.dirname, "shortStoreTimings.ts")}`
+}
 
 export const request = {
   questions: [{ id: "q", question: "Ship it?", options: [{ label: "Yes" }, { label: "No" }] }]
@@ -90,3 +100,16 @@ export const killHard = async (child: Run) => {
   await child.exited
 }
 
+/**
+ * Another process holding the SQLite file's write lock (`BEGIN EXCLUSIVE`,
+ * a table created in it) until `release`.
+ */
+export const holdLock = async (file: string) => {
+  const holder = spawn(process.execPath, ["-e", `
+    const db = new (require("node:sqlite").DatabaseSync)(${JSON.stringify(file)})
+    db.exec("BEGIN EXCLUSIVE"); db.exec("CREATE TABLE held (x)"); console.log("held")
+    setInterval(() => {}, 1000)
+  `], { stdio: ["ignore", "pipe", "ignore"] })
+  await new Promise((resolve) => holder.stdout.once("data", resolve))
+  return { release: () => void holder.kill("SIGKILL") }
+}
