@@ -320,6 +320,20 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
     await killHard(asker)
   })
 
+  it("--durable --ask-id on a terminal says what it waits for and how to answer; the answer from elsewhere ends it", async () => {
+    const store = makeStore()
+    const pane = open(`${askUser} --durable --store ${JSON.stringify(store.url)} --ask-id wait-1 ${JSON.stringify(store.requestFile)}`)
+    await pane.waitFor(
+      (text) => text.includes("waiting for an answer to wait-1: answer it with 'ask-user answer wait-1 FILE'"),
+      "the waiting line"
+    )
+    expect((await run(["answer", "--store", store.url, "wait-1", store.file("yes.json", { answers: [{ id: "q", selected: ["Yes"] }] })])).code)
+      .toBe(0)
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ answers: [{ id: "q", selected: ["Yes"] }] })
+  })
+
   it("--timeout ends an unanswered prompt with exit 4 and restores the terminal", async () => {
     const pane = open(`${askUser} --timeout 2s ${files["request.json"]}`)
     await pane.waitFor((text) => text.includes("❯ Postgres"), "the question")

@@ -25,7 +25,15 @@ import type { AskRecord, HistoryOptions } from "../durable/index.js"
 import { osAnswerer } from "../internal/osAnswerer.js"
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
-import { AskAborted, InvalidRequest, ProviderClosed, ProviderFailed, UnknownAsk, type UserInteractionError } from "../UserInteractionError.js"
+import {
+  AskAborted,
+  AskTimeout,
+  InvalidRequest,
+  ProviderClosed,
+  ProviderFailed,
+  UnknownAsk,
+  type UserInteractionError
+} from "../UserInteractionError.js"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
 import { askAndPrintAnswer } from "./answerOutput.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
@@ -141,15 +149,20 @@ export const askDurably = (
     readonly askId?: Option.Option<string> | undefined
     readonly expires?: Option.Option<Duration.Duration> | undefined
     readonly receipt?: boolean | undefined
+    readonly detach?: boolean | undefined
   }
-): Effect.Effect<AskUserQuestionAnswer, UserInteractionError | CannotWrite | WithExitCode> => {
+): Effect.Effect<AskUserQuestionAnswer | void, UserInteractionError | CannotWrite | WithExitCode> => {
   const askId = Option.getOrUndefined(flags.askId ?? Option.none())
   const expiresIn = Option.getOrUndefined(flags.expires ?? Option.none())
   const id = askId ?? request.id ?? crypto.randomUUID()
+  const url = storeUrl(flags.store ?? Option.none())
+  if (flags.detach === true) return submitDurably({ ...request, id }, expiresIn, url)
   return Effect.gen(function*() {
     if (askId === undefined && request.id === undefined) {
       process.stderr.write(`ask-user: asking durably as ${id} (rerun with --ask-id ${id} to join it)\n`)
     }
+    // On a terminal a silent wait looks hung: say what it waits for, and how to answer.
+    if (process.stderr.isTTY === true) process.stderr.write(`${waitingLine(id)}\n`)
     return yield* askAndPrintAnswer({ ...request, id }, flags.receipt === true).pipe(
       // Here ASK_ABORTED can only mean the ask was withdrawn by its agent, a settled end: 130 would
       // say "interrupted, the ask stays pending", and a wrapper that reruns on it would loop.
@@ -158,12 +171,69 @@ export const askDurably = (
   }).pipe(
     Effect.provide(
       UserInteraction.layerWith(DurableProvider.layer({ expiresIn })).pipe(
-        Layer.provide(storeLayer(storeUrl(flags.store ?? Option.none()), true))
+        Layer.provide(storeLayer(url, true))
       )
     ),
     quietEngine
   )
 }
+
+/** What a waiting asker says on a terminal (the id shown inert: it may come from a request file). */
+const waitingLine = (id: string): string =>
+  sanitizeLine(
+    `ask-user: waiting for an answer to ${id}: answer it with 'ask-user answer ${id} FILE' or in 'ask-user inbox'; ` +
+      "Ctrl+C stops waiting and leaves it pending"
+  )
+
+/**
+ * `ask-user --durable --detach`: records the ask as pending (or joins the
+ * ask of the same id) and prints `{"id","status"}` at once; `ask-user
+ * status ID --wait` waits for it later.
+ */
+const submitDurably = (request: AskUserQuestionRequest, expiresIn: Duration.Duration | undefined, url: string) =>
+  Effect.gen(function*() {
+    const inbox = yield* DurableInbox
+    const id = yield* inbox.submit(request, { expiresIn })
+    const { status } = yield* inbox.status(id)
+    yield* printLine("the ask", { id, status })
+  }).pipe(
+    Effect.provide(DurableInbox.layer.pipe(Layer.provideMerge(storeLayer(url, true)))),
+    quietEngine
+  )
+
+/**
+ * `ask-user status ID --wait [--timeout D]`: waits for the ask's outcome and
+ * prints it as `--durable` does (the answer JSON, or the failure with its
+ * exit status); `--timeout` ends only the wait (exit 4), the ask staying
+ * pending.
+ *
+ * @since 0.3.0
+ */
+export const awaitStatus = (config: {
+  readonly store: Option.Option<string>
+  readonly id: string
+  readonly timeout: Option.Option<Duration.Duration>
+}) =>
+  Effect.flatMap(DurableInbox, (inbox) => inbox.await(config.id)).pipe(
+    (wait) =>
+      Option.match(config.timeout, {
+        onNone: () => wait,
+        onSome: (timeout) =>
+          Effect.timeoutOrElse(wait, {
+            duration: timeout,
+            orElse: () =>
+              Effect.fail(
+                new AskTimeout({
+                  message: `No outcome of the ask "${config.id}" within ${Duration.format(timeout)}; it stays pending.`
+                })
+              )
+          })
+      }),
+    Effect.flatMap((answer) => printLine("the answer", answer)),
+    // As for --durable: a withdrawn ask is a settled end, not an interruption (exit 1, not 130).
+    Effect.catchTag("AskAborted", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.failure }))),
+    withInboxOf(storeUrl(config.store), config.id)
+  )
 
 /**
  * `ask-user pending`: one JSON object a line; nothing (exit 0) when the store

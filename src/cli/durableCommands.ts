@@ -85,6 +85,12 @@ export const durableFlags = {
       "With --durable: the ask expires this long after it is created, even while no process runs (exit 4); at most 3650d."
     ),
     Flag.optional
+  ),
+  detach: Flag.Boolean("detach").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription(
+      "With --durable: record the ask as pending and print {\"id\",\"status\"} at once (exit 0); 'ask-user status ID --wait' waits for it."
+    )
   )
 }
 
@@ -125,9 +131,25 @@ const settleCommand = (name: "cancel" | "decline", description: string) =>
     Command.withDescription(`${description} Exit 0, ${settleExits}`)
   )
 
-const statusCommand = Command.make("status", { store, id }, (config) =>
-  Effect.flatMap(handlers, (h) => h.status(config))).pipe(
-    Command.withDescription("Print a durable ask's status as JSON: {id, status, answer?, receipt?}. Exit 0, or 6 unknown id.")
+const statusCommand = Command.make("status", {
+  store,
+  id,
+  wait: Flag.Boolean("wait").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription(
+      "Wait for the ask's outcome and print it as --durable does: the answer JSON, or exit 3 cancelled/declined, 4 expired, 1 withdrawn."
+    )
+  ),
+  timeout: Options.timeout
+}, (config) =>
+  Effect.flatMap(handlers, (h) => config.wait ? h.awaitStatus(config) : h.status(config))).pipe(
+    Command.validate(refuse((flags: { readonly wait: boolean; readonly timeout: Option.Option<unknown> }) =>
+      !flags.wait && Option.isSome(flags.timeout) ? "--timeout only applies with --wait." : undefined
+    )),
+    Command.withDescription(
+      "Print a durable ask's status as JSON: {id, status, answer?, receipt?}. Exit 0, or 6 unknown id. " +
+        "With --wait [--timeout D]: wait for its outcome (exit codes as --durable; 4 when --timeout passes, the ask pending)."
+    )
   )
 
 const historyCommand = Command.make("history", {

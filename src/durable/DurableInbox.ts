@@ -18,15 +18,18 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Answerer } from "../Answerer.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
-import { checkAnswer, checkAnswerer } from "../AskValidation.js"
+import { checkAnswer, checkAnswerer, decodeRequest } from "../AskValidation.js"
 import { UserInteraction } from "../UserInteraction.js"
 import {
   type AskClaimed,
   AskNotPending,
+  type EmptyQuestions,
   type InvalidAnswer,
   InvalidRequest,
   type NotAuthorized,
-  UnknownAsk
+  type ProviderFailed,
+  UnknownAsk,
+  type UserInteractionError
 } from "../UserInteractionError.js"
 import {
   answererOf,
@@ -36,6 +39,7 @@ import {
   UserInteractionProvider
 } from "../UserInteractionProvider.js"
 import { answerTooLarge } from "./answerLimit.js"
+import { durableRequestProblem, outcomeResult, refuseOtherQuestions, settledOutcome } from "./asking.js"
 import type { Outcome } from "./AskWorkflow.js"
 import { defaultClaimTtlMillis, isLive, maxClaimTtlMillis } from "./claims.js"
 import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
@@ -60,6 +64,16 @@ export interface PendingAsk {
    * @since 0.3.0
    */
   readonly claim?: AskClaim | undefined
+}
+
+/**
+ * Options of `DurableInbox.submit`: `expiresIn`, as for `DurableProvider`
+ * (positive, at most 3650 days, passing even while no process runs).
+ *
+ * @since 0.3.0
+ */
+export interface SubmitOptions {
+  readonly expiresIn?: Duration.Input | undefined
 }
 
 /**
@@ -193,6 +207,29 @@ export class DurableInbox extends Context.Service<DurableInbox, {
   readonly decline: (id: string, options?: SettleOptions) => Effect.Effect<void, AskNotPending | UnknownAsk | NotAuthorized | AskClaimed>
   /** Where the ask stands; once settled, its answer (if any) and its receipt. */
   readonly status: (id: string) => Effect.Effect<AskStatusReport, UnknownAsk>
+  /**
+   * Asks durably without waiting: checks the request as the seam and the
+   * durable provider would, records it as pending (or joins the pending or
+   * settled ask of the same `id`, asked with the same questions) and returns
+   * its id at once. `await(id)` waits for its outcome, here or in any other
+   * process. `expiresIn` is fixed when the ask is created.
+   *
+   * @since 0.3.0
+   */
+  readonly submit: (
+    request: AskUserQuestionRequest,
+    options?: SubmitOptions
+  ) => Effect.Effect<string, InvalidRequest | EmptyQuestions | ProviderFailed>
+  /**
+   * Waits for the ask's outcome and gives it as `ask` would: the answer, or
+   * `AskCancelled`, `AskDeclined`, `AskTimeout` (expired; or the recommended
+   * options, `defaulted`, under `onTimeout: "recommended"`), `AskAborted`
+   * (withdrawn). `UnknownAsk` for an id never asked. Interrupting it only
+   * stops the wait.
+   *
+   * @since 0.3.0
+   */
+  readonly await: (id: string) => Effect.Effect<AskUserQuestionAnswer, UserInteractionError>
   /**
    * Claims a pending ask for `by`, or renews their claim: until `ttl` has
    * passed by the database's clock (default 2 minutes), only `by` may
@@ -383,6 +420,29 @@ export class DurableInbox extends Context.Service<DurableInbox, {
         // Without an answer there is none to be too large.
         cancel: (id, options) => Effect.catchTag(settle(id, { status: "cancelled" }, options), "InvalidAnswer", Effect.die),
         decline: (id, options) => Effect.catchTag(settle(id, { status: "declined" }, options), "InvalidAnswer", Effect.die),
+        submit: (request, options) =>
+          Effect.gen(function*() {
+            // Nothing asks this request but the store: the seam's checks are made here.
+            const checked = decodeRequest(request)
+            if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
+            const problem = durableRequestProblem(request, options?.expiresIn)
+            if (problem !== undefined) return yield* Effect.fail(problem)
+            const id = request.id ?? crypto.randomUUID()
+            const known = yield* store.find(id)
+            yield* refuseOtherQuestions(id, known, request)
+            if (known === undefined) yield* store.submit({ id, request, expiresIn: options?.expiresIn })
+            return id
+          }),
+        await: (id) =>
+          Effect.gen(function*() {
+            for (;;) {
+              const record = yield* find(id)
+              const outcome = settledOutcome(record)
+              // What an expiry means was fixed when the ask was created: the stored request's.
+              if (outcome !== undefined) return yield* outcomeResult(id, outcome, record.request)
+              yield* Effect.sleep(changesInterval)
+            }
+          }),
         status: (id) =>
           Effect.map(find(id), (record) => ({
             id,

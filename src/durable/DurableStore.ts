@@ -119,6 +119,18 @@ export class DurableStore extends Context.Service<DurableStore, {
     readonly request: AskUserQuestionRequest
     readonly expiresIn?: Duration.Input | undefined
   }) => Effect.Effect<Outcome, ProviderFailed>
+  /**
+   * Starts the ask's workflow without waiting for it, and records the ask as
+   * pending at once, so answerers see it even when no process runs the
+   * engine after this one. An id already known is left as it is.
+   *
+   * @since 0.3.0
+   */
+  readonly submit: (ask: {
+    readonly id: string
+    readonly request: AskUserQuestionRequest
+    readonly expiresIn?: Duration.Input | undefined
+  }) => Effect.Effect<void, ProviderFailed>
   /** The ask with this id, if any; a row that cannot be read is a defect naming the ask. */
   readonly find: (id: string) => Effect.Effect<AskRecord | undefined>
   /** Every pending ask that can be read, oldest first (unreadable rows are left out). */
@@ -358,6 +370,19 @@ const activitiesLayer = Layer.effect(
   })
 )
 
+/** The workflow's payload for an ask, timed from now: the request as JSON, without its signal. */
+const payloadOf = ({ expiresIn, id, request }: {
+  readonly id: string
+  readonly request: AskUserQuestionRequest
+  readonly expiresIn?: Duration.Input | undefined
+}) => {
+  const { signal: _signal, ...stored } = request
+  const base = { id, request: JSON.stringify(stored), askedAt: Date.now() }
+  return expiresIn === undefined
+    ? base
+    : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
+}
+
 /** A store that cannot serve the engine, while `run` waits for it to mend. */
 class StoreOutage extends Data.TaggedError("StoreOutage")<{ readonly cause: unknown }> {}
 
@@ -500,13 +525,27 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
     }),
     dieNamingStore
   )
+  const activities = yield* AskActivities
   return DurableStore.of({
-    run: ({ expiresIn, id, request }) => {
-      const { signal: _signal, ...stored } = request
-      const base = { id, request: JSON.stringify(stored), askedAt: Date.now() }
-      const payload = expiresIn === undefined
-        ? base
-        : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
+    submit: (ask) => {
+      const payload = payloadOf(ask)
+      return AskWorkflow.execute(payload, { discard: true }).pipe(
+        // The row the workflow's first activity would write (which then finds it there).
+        Effect.flatMap((executionId) =>
+          activities.publish({
+            ...payload,
+            executionId,
+            expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
+          })
+        ),
+        Effect.provideContext(engine),
+        // The engine reports a store it cannot use as a defect, and `publish` dies on a SQL error.
+        Effect.catchDefect((defect) => isStoreOutage(defect) ? Effect.fail(storeFailed(defect)) : Effect.die(defect))
+      )
+    },
+    run: (ask) => {
+      const { id } = ask
+      const payload = payloadOf(ask)
       const pendingHint = `; the ask "${id}" stays pending: ask again with the same id to wait for it`
       return AskWorkflow.execute(payload).pipe(
         Effect.provideContext(engine),

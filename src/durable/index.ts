@@ -11,7 +11,8 @@ export {
   DurableInbox,
   type InboxChange,
   type PendingAsk,
-  type SettledAsk
+  type SettledAsk,
+  type SubmitOptions
 } from "./DurableInbox.js"
 export { DurableProvider, type DurableProviderOptions } from "./DurableProvider.js"
 export {
