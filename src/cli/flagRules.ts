@@ -24,6 +24,8 @@ export interface RootFlags extends WebFlags {
   readonly askId: Option.Option<string>
   readonly expires: Option.Option<unknown>
   readonly plain: boolean
+  readonly review: boolean
+  readonly allowPipedSecrets: boolean
 }
 
 /** The first of these optional flags that was given. */
@@ -58,12 +60,17 @@ export const inapplicableFlag = (flags: RootFlags): string | undefined => {
       return "--answers does not apply with --durable: record the answer with 'ask-user answer ID FILE'."
     }
     if (flags.plain) return "--plain does not apply with --durable: its asker only waits; use 'ask-user inbox --plain'."
+    if (flags.review) return "--review does not apply with --durable: its asker only waits; use 'ask-user inbox --review'."
+    if (flags.allowPipedSecrets) return "--allow-piped-secrets does not apply with --durable: a durable ask cannot hold a secret."
     if (Option.isSome(flags.timeout)) {
       return "--timeout does not apply with --durable: use --expires, which holds even while no process runs."
     }
   } else {
     const given = firstGiven([["--store", flags.store], ["--ask-id", flags.askId], ["--expires", flags.expires]])
     if (given !== undefined) return `${given} only applies with --durable.`
+  }
+  if (flags.allowPipedSecrets && Option.isSome(flags.answers)) {
+    return "--allow-piped-secrets does not apply with --answers: the answers file answers every question."
   }
   if (!flags.web && flags.terminal) return "--terminal only applies with --web: without it, ask-user asks on the terminal anyway."
   return webOnlyFlag(flags)
