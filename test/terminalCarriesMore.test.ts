@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import stringWidth from "fast-string-width"
-import { Arbitrary, Effect, Fiber, Layer, Redacted, Schema } from "effect"
-import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
+import { Arbitrary, Context, Effect, Exit, Fiber, Layer, Redacted, Schema, Scope } from "effect"
+import { type AskUserQuestionRequest, UserInteraction, UserInteractionProvider } from "effect-user-interaction"
 import { TerminalProvider } from "effect-user-interaction/terminal"
 import { PassThrough } from "node:stream"
 import { questionText } from "../src/terminal/lines.js"
@@ -377,6 +377,28 @@ describe("secrets on the terminal", () => {
         })
       expect(yield* ended("half\x03")).toEqual({ code: "ASK_ABORTED", modes: [true, false], listeners: 0 })
       expect(yield* ended("\x04")).toEqual({ code: "ASK_CANCELLED", modes: [true, false], listeners: 0 })
+    }))
+
+  it.live("plain mode: the provider closing while the hidden line is read fails the ask PROVIDER_CLOSED and lets go of the input", () =>
+    Effect.gen(function*() {
+      const { input, modes } = fakeTty()
+      const output = new PassThrough()
+      const printed = collected(output)
+      // The provider itself, without a seam to interrupt its asks first: its own scope's finalizers
+      // close the line reader before its asks are interrupted.
+      const providerScope = yield* Scope.make()
+      const provider = Context.get(
+        yield* Layer.buildWithScope(TerminalProvider.layerLines({ input, output }), providerScope),
+        UserInteractionProvider
+      )
+      const asked = yield* Effect.forkChild(Effect.flip(provider.ask(token)))
+      yield* printed.until("typing is hidden")
+      yield* Scope.close(providerScope, Exit.void)
+      expect((yield* Fiber.join(asked)).code).toBe("PROVIDER_CLOSED")
+      expect(modes).toEqual([true, false])
+      // No line reader was opened again behind the closed provider: nothing holds the input.
+      expect(input.listenerCount("data")).toBe(0)
+      expect(input.listenerCount("end")).toBe(0)
     }))
 
   it.live("plain mode: an ask interrupted while the hidden line is read restores cooked mode", () =>

@@ -60,10 +60,13 @@ export const makeLineSource = (input: NodeJS.ReadableStream): Effect.Effect<Line
       yield* Queue.end(lines)
       return { take: Queue.take(lines), takeHidden: undefined }
     }
-    // Line reading stops while a hidden line is read (the reader would see its keys), then goes on.
+    // Line reading stops while a hidden line is read (the reader would see its keys), then goes on,
+    // unless the scope closed meanwhile: a reader opened then would hold the input for ever.
     let reader: readline.Interface | undefined
+    let closed = false
     const inputClosed = () => Queue.endUnsafe(lines)
     const open = () => {
+      if (closed) return
       // Input that ended while a hidden line was read: no reader would ever say so.
       if ((input as { readableEnded?: boolean }).readableEnded === true) return inputClosed()
       reader = readline.createInterface({ input, terminal: false, crlfDelay: Infinity })
@@ -75,7 +78,11 @@ export const makeLineSource = (input: NodeJS.ReadableStream): Effect.Effect<Line
       reader?.close()
       reader = undefined
     }
-    yield* Effect.acquireRelease(Effect.sync(open), () => Effect.sync(() => reader?.close()))
+    yield* Effect.acquireRelease(Effect.sync(open), () =>
+      Effect.sync(() => {
+        closed = true
+        reader?.close()
+      }))
     const hidden = (terminal: tty.ReadStream) => (prompt: () => void): Effect.Effect<string, HiddenLineEnd> =>
       // A line typed ahead, before the question was printed, was echoed already: it is the answer as typed.
       Effect.flatMap(Queue.poll(lines), (ahead) =>
