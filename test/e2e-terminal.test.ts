@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import stringWidth from "fast-string-width"
 import { hostile } from "./terminalCorpus.js"
 import { ownSequences, unsafeChars } from "./terminalHarness.js"
 import { program, tempDir, tempFiles } from "./cliHarness.js"
@@ -488,6 +489,17 @@ const readmeRequest = /A request can carry more[^\n]*\n\n```json\n([\s\S]*?)\n``
 const secret = "qZ7§xV9-kW3j"
 const carried = tempFiles({
   "readme.json": readmeRequest,
+  "long-preview.json": {
+    questions: [{
+      id: "layout",
+      question: "Which layout?",
+      options: [
+        { label: "grid", preview: Array.from({ length: 40 }, (_, i) => `grid row ${i + 1} ${"█ ".repeat(40)}`).join("\n") },
+        { label: "list", preview: "one\ntwo" },
+        { label: "cards" }
+      ]
+    }]
+  },
   "plain-secret.json": {
     questions: [
       { id: "db", question: "Which database?", options: [{ label: "SQLite" }, { label: "PostgreSQL", recommended: true }] },
@@ -548,6 +560,28 @@ describe("ask-user in a real terminal: recommended, previews, secrets, review", 
     pane.keys("Enter")
     await answeredWithSecret(pane)
     expect(pane.screen()).toContain("✔ Deploy token? › (secret received)")
+  })
+
+  it("a preview taller and wider than a small pane is cut to it (\"…\"), keeps the menu whole, and leaves no copies in the scrollback", async () => {
+    const pane = open(`seq 1 20; ${askUser} ${carried["long-preview.json"]}`, 14, 40)
+    const first = await pane.waitFor((text) => text.includes("│ grid row 1"), "the preview")
+    const historySize = () => Number(tmux("display-message", "-p", "-t", pane.name, "#{history_size}").trim())
+    const before = historySize()
+    for (const [arrow, shown] of [["Down", "│ one"], ["Down", "❯ cards"], ["Up", "│ one"], ["Up", "│ grid row 1"]]) {
+      pane.keys(arrow!)
+      await pane.waitFor((text) => text.includes(shown!), `${arrow} to show ${shown}`)
+    }
+    expect(historySize()).toBe(before)
+    const rows = first.trimEnd().split("\n")
+    // Every option and Other are on screen; the box ends its long lines and its last row with "…".
+    for (const row of ["❯ grid", "  list", "  cards", "  Other (type your own answer)"]) expect(rows).toContain(row)
+    expect(rows.find((row) => row.startsWith("│ grid row 1"))).toMatch(/… │$/)
+    expect(rows.some((row) => /^│ … \d+ more lines +│$/.test(row))).toBe(true)
+    for (const row of rows) expect(stringWidth(row)).toBeLessThanOrEqual(40)
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["grid"])
   })
 
   it("--review: the batch ends with a review; a question's row goes back to it; Submit sends; Esc cancels (exit 3)", async () => {
