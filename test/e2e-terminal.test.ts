@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { hostname, userInfo } from "node:os"
 import { join } from "node:path"
+import stringWidth from "fast-string-width"
 import { hostile } from "./terminalCorpus.js"
 import { ownSequences, unsafeChars } from "./terminalHarness.js"
 import { program, tempDir, tempFiles } from "./cliHarness.js"
@@ -525,5 +526,165 @@ describe("ask-user in a real terminal (tmux)", { timeout: 90_000 }, () => {
       expect(written).not.toContain("\x1b")
       expect(written).not.toMatch(unsafeChars)
     }
+  })
+})
+
+// The README's example request ("A request can carry more"): a recommended option, previews, a secret.
+const readmeRequest = /A request can carry more[^\n]*\n\n```json\n([\s\S]*?)\n```/.exec(
+  readFileSync(new URL("../README.md", import.meta.url), "utf8")
+)![1]!
+const secret = "qZ7§xV9-kW3j"
+const carried = tempFiles({
+  "readme.json": readmeRequest,
+  "long-preview.json": {
+    questions: [{
+      id: "layout",
+      question: "Which layout?",
+      options: [
+        { label: "grid", preview: Array.from({ length: 40 }, (_, i) => `grid row ${i + 1} ${"█ ".repeat(40)}`).join("\n") },
+        { label: "list", preview: "one\ntwo" },
+        { label: "cards" }
+      ]
+    }]
+  },
+  "plain-secret.json": {
+    questions: [
+      { id: "db", question: "Which database?", options: [{ label: "SQLite" }, { label: "PostgreSQL", recommended: true }] },
+      { id: "token", question: "Deploy token?", secret: true }
+    ]
+  }
+})
+
+/** Opens `command` in a pane whose raw output (every byte the program writes) is recorded. */
+const openRecorded = (command: string, height?: number, width?: number) => {
+  const dir = tempDir()
+  const raw = `${dir}/raw`
+  const go = `${dir}/go`
+  const pane = open(`while [ ! -e ${go} ]; do sleep 0.05; done; ${command}`, height, width)
+  tmux("pipe-pane", "-o", "-t", pane.name, `cat >> ${raw}`)
+  writeFileSync(go, "")
+  return { ...pane, raw: () => existsSync(raw) ? readFileSync(raw, "utf8") : "" }
+}
+
+/**
+ * Waits for the program to end with the database question and the secret answered, the secret in
+ * the answer JSON and nowhere on the terminal: not on screen, in the scrollback or in any byte
+ * written to it. Gives those bytes.
+ */
+const answeredWithSecret = async (pane: ReturnType<typeof openRecorded>) => {
+  const result = await pane.finished()
+  expect(result.status).toBe(0)
+  expect(JSON.parse(result.stdout)).toEqual({
+    answers: [{ id: "db", selected: ["PostgreSQL"] }, { id: "token", selected: [], secret }]
+  })
+  expect(result.cooked).toBe(true)
+  expect(pane.history()).not.toContain("kW3j")
+  expect(pane.raw()).toContain("Deploy token?")
+  expect(pane.raw()).not.toContain("kW3j")
+  return pane.raw()
+}
+
+describe("ask-user in a real terminal: recommended, previews, secrets, review", { timeout: 90_000 }, () => {
+  it("README's example: cursor on the recommended option, its preview boxed; the secret typed masked, never on the pty", async () => {
+    const pane = openRecorded(`${askUser} ${carried["readme.json"]}`, 30, 100)
+    const historySize = () => Number(tmux("display-message", "-p", "-t", pane.name, "#{history_size}").trim())
+    const first = await pane.waitFor((text) => text.includes("│ ## PostgreSQL"), "the preview of the recommended option")
+    expect(first).toContain("❯ PostgreSQL (recommended)")
+    expect(first).toContain("A server the platform team already runs.")
+    expect(first).toMatch(/┌─ Preview ─+┐/)
+    const before = historySize()
+    for (const [arrow, shown] of [["Up", "│ One file next to the app"], ["Down", "│ ## PostgreSQL"], ["Up", "│ One file next to the app"], ["Down", "│ ## PostgreSQL"]]) {
+      pane.keys(arrow!)
+      await pane.waitFor((text) => text.includes(shown!), `${arrow} to show ${shown}`)
+    }
+    // Redraws with and without a box of another height leave nothing in the scrollback.
+    expect(historySize()).toBe(before)
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("Deploy token?") && text.includes("typing is hidden"), "the secret question")
+    pane.text(secret)
+    const typing = await pane.waitFor((text) => text.includes(`❯ ${"•".repeat(Array.from(secret).length)}█`), "the masked text")
+    expect(typing).not.toContain("kW3j")
+    pane.keys("Enter")
+    await answeredWithSecret(pane)
+    expect(pane.screen()).toContain("✔ Deploy token? › (secret received)")
+  })
+
+  it("a preview taller and wider than a small pane is cut to it (\"…\"), keeps the menu whole, and leaves no copies in the scrollback", async () => {
+    const pane = open(`seq 1 20; ${askUser} ${carried["long-preview.json"]}`, 14, 40)
+    const first = await pane.waitFor((text) => text.includes("│ grid row 1"), "the preview")
+    const historySize = () => Number(tmux("display-message", "-p", "-t", pane.name, "#{history_size}").trim())
+    const before = historySize()
+    for (const [arrow, shown] of [["Down", "│ one"], ["Down", "❯ cards"], ["Up", "│ one"], ["Up", "│ grid row 1"]]) {
+      pane.keys(arrow!)
+      await pane.waitFor((text) => text.includes(shown!), `${arrow} to show ${shown}`)
+    }
+    expect(historySize()).toBe(before)
+    const rows = first.trimEnd().split("\n")
+    // Every option and Other are on screen; the box ends its long lines and its last row with "…".
+    for (const row of ["❯ grid", "  list", "  cards", "  Other (type your own answer)"]) expect(rows).toContain(row)
+    expect(rows.find((row) => row.startsWith("│ grid row 1"))).toMatch(/… │$/)
+    expect(rows.some((row) => /^│ … \d+ more lines +│$/.test(row))).toBe(true)
+    for (const row of rows) expect(stringWidth(row)).toBeLessThanOrEqual(40)
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout).answers[0].selected).toEqual(["grid"])
+  })
+
+  it("--review: the batch ends with a review; a question's row goes back to it; Submit sends; Esc cancels (exit 3)", async () => {
+    const pane = open(`${askUser} --review ${files["request.json"]}`)
+    await pane.waitFor((text) => text.includes("❯ Postgres"), "the first question")
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("Which features?"), "the second question")
+    pane.keys("Space", "Enter")
+    const review = await pane.waitFor((text) => text.includes("Review your answers"), "the review")
+    expect(review).toContain("❯ Submit\n  [Storage] Which database? › Postgres\n  Which features? › auth\n")
+    // No ✔ line while an answer can still change.
+    expect(review).not.toContain("✔")
+    pane.keys("Down")
+    await pane.waitFor((text) => text.includes("❯ [Storage] Which database? › Postgres"), "the first answer's row")
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("❯ Postgres") && text.includes("Which database?"), "the first question, on its answer")
+    pane.keys("Down", "Enter")
+    await pane.waitFor((text) => text.includes("Which database? › SQLite") && text.includes("❯ Submit"), "the review again")
+    pane.keys("Enter")
+    const result = await pane.finished()
+    expect(result.status).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({
+      answers: [{ id: "db", selected: ["SQLite"] }, { id: "features", selected: ["auth"] }]
+    })
+    expect(result.cooked).toBe(true)
+    // Once sent, the ✔ lines, and no stale review above them.
+    const history = pane.history()
+    expect(history).toMatch(/✔ \[Storage\] Which database\? › SQLite\n✔ Which features\? › auth\n/)
+    expect(history).not.toContain("Review your answers")
+
+    const cancel = open(`${askUser} --review ${files["request.json"]}`)
+    await cancel.waitFor((text) => text.includes("❯ Postgres"), "the first question")
+    cancel.keys("Enter")
+    await cancel.waitFor((text) => text.includes("Which features?"), "the second question")
+    cancel.keys("Enter")
+    await cancel.waitFor((text) => text.includes("Review your answers"), "the review")
+    cancel.keys("Escape")
+    const cancelled = await cancel.finished()
+    expect(cancelled.status).toBe(3)
+    expect(cancelled.stdout).toBe("")
+    expect(cancel.screen()).toContain("✖ Your answers were not sent (cancelled)")
+  })
+
+  it("--plain: a secret is typed with echo off (\"typing is hidden\"): nothing reaches the pty, the terminal is cooked again", async () => {
+    const pane = openRecorded(`${askUser} --plain ${carried["plain-secret.json"]}`)
+    await pane.waitFor((text) => text.includes("  2. PostgreSQL (recommended)"), "the numbered options")
+    pane.text("2")
+    pane.keys("Enter")
+    await pane.waitFor((text) => text.includes("typing is hidden"), "the secret question")
+    pane.text(secret)
+    pane.keys("BSpace")
+    pane.text(secret.at(-1)!)
+    pane.keys("Enter")
+    const written = await answeredWithSecret(pane)
+    expect(written).toContain("typing is hidden")
+    // Still plain: no escape sequence of ours reached the pty.
+    expect(written).not.toContain("\x1b")
   })
 })

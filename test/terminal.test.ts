@@ -18,6 +18,7 @@ import {
   down,
   enter,
   esc,
+  framesOf,
   key,
   type Key,
   left,
@@ -27,10 +28,11 @@ import {
   right,
   shiftTab,
   tab,
-  type TestTerminal,
   typed,
   unsafeChars,
-  up
+  up,
+  visibleText,
+  withTerminal
 } from "./terminalHarness.js"
 
 const single: AskUserQuestionRequest = {
@@ -50,25 +52,6 @@ const batch: AskUserQuestionRequest = {
     { id: "name", question: "Project name?" }
   ]
 }
-
-/** Runs `program` against a seam whose provider is the TTY prompt over a fresh test terminal. */
-const withTerminal = <A, E>(
-  program: (terminal: TestTerminal) => Effect.Effect<A, E, UserInteraction>,
-  options: TerminalProvider.TerminalProviderOptions = { bell: false }
-) =>
-  Effect.gen(function*() {
-    const terminal = yield* makeTestTerminal
-    return yield* program(terminal).pipe(
-      Effect.provide(UserInteraction.layerWith(TerminalProvider.layerTerminal(options).pipe(Layer.provide(terminal.layer))))
-    )
-  })
-
-/** Each frame drawn while a question was being answered (the line left once it is done cut off). */
-const framesOf = (terminal: TestTerminal) =>
-  terminal.written().split("\x1b[?25l").slice(1).map((frame) => frame.replace(ownSequences, "").split("✔")[0]!)
-
-/** The written text with the prompt's own control sequences removed. */
-const visibleText = (terminal: TestTerminal) => terminal.written().replace(ownSequences, "")
 
 describe("TerminalProvider, TTY mode", () => {
   it.effect("a resize redraws the question for the new size at once, not at the next key", () =>

@@ -4,6 +4,8 @@
  * are counted so tests can check the terminal is restored.
  */
 import { type Cause, Effect, Layer, Option, Queue, Terminal } from "effect"
+import { UserInteraction } from "effect-user-interaction"
+import { TerminalProvider } from "effect-user-interaction/terminal"
 
 export interface Key {
   readonly name: string
@@ -110,3 +112,22 @@ export const unsafeChars = new RegExp(
     String.raw`|(?:^|[\p{Script=Latin}\s])\p{Variation_Selector}`,
   "v"
 )
+
+/** Runs `program` against a seam whose provider is the TTY prompt over a fresh test terminal. */
+export const withTerminal = <A, E>(
+  program: (terminal: TestTerminal) => Effect.Effect<A, E, UserInteraction>,
+  options: TerminalProvider.TerminalProviderOptions = { bell: false }
+) =>
+  Effect.gen(function*() {
+    const terminal = yield* makeTestTerminal
+    return yield* program(terminal).pipe(
+      Effect.provide(UserInteraction.layerWith(TerminalProvider.layerTerminal(options).pipe(Layer.provide(terminal.layer))))
+    )
+  })
+
+/** Each frame drawn while a question was being answered (the line left once it is done cut off). */
+export const framesOf = (terminal: TestTerminal) =>
+  terminal.written().split("\x1b[?25l").slice(1).map((frame) => frame.replace(ownSequences, "").split("✔")[0]!)
+
+/** The written text with the prompt's own control sequences removed. */
+export const visibleText = (terminal: TestTerminal) => terminal.written().replace(ownSequences, "")

@@ -26,6 +26,8 @@ export interface RootFlags extends WebFlags {
   readonly plain: boolean
   readonly detach: boolean
   readonly receipt: boolean
+  readonly review: boolean
+  readonly allowPipedSecrets: boolean
 }
 
 /** The first of these optional flags that was given. */
@@ -61,6 +63,8 @@ export const inapplicableFlag = (flags: RootFlags): string | undefined => {
     }
     if (flags.plain) return "--plain does not apply with --durable: its asker only waits; use 'ask-user inbox --plain'."
     if (flags.detach && flags.receipt) return "--receipt does not apply with --detach: nothing is answered yet; use 'ask-user status ID'."
+    if (flags.review) return "--review does not apply with --durable: its asker only waits; use 'ask-user inbox --review'."
+    if (flags.allowPipedSecrets) return "--allow-piped-secrets does not apply with --durable: a durable ask cannot hold a secret."
     if (Option.isSome(flags.timeout)) {
       return "--timeout does not apply with --durable: use --expires, which holds even while no process runs."
     }
@@ -68,6 +72,9 @@ export const inapplicableFlag = (flags: RootFlags): string | undefined => {
     const given = firstGiven([["--store", flags.store], ["--ask-id", flags.askId], ["--expires", flags.expires]])
     if (given !== undefined) return `${given} only applies with --durable.`
     if (flags.detach) return "--detach only applies with --durable."
+  }
+  if (flags.allowPipedSecrets && Option.isSome(flags.answers)) {
+    return "--allow-piped-secrets does not apply with --answers: the answers file answers every question."
   }
   if (!flags.web && flags.terminal) return "--terminal only applies with --web: without it, ask-user asks on the terminal anyway."
   return webOnlyFlag(flags)

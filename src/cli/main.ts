@@ -43,6 +43,8 @@ const askUser = Command.make("ask-user", {
   bell: Options.bell,
   notify: Options.notify,
   plain: Options.plain,
+  review: Options.review,
+  allowPipedSecrets: Options.allowPipedSecrets,
   // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.
   ...webFlags,
   // `--durable [--store URL] [--ask-id ID] [--expires 1h]`; `ask.ts` hands durable asks to `durable.ts`.

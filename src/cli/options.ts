@@ -104,3 +104,31 @@ export const receipt: Flag.Flag<boolean> = Flag.Boolean("receipt").pipe(
     "Add \"receipt\" to the answer JSON: the surface, who answered (by, e.g. os:ana@build-01), when (at) and after how long (millis)."
   )
 )
+
+/**
+ * `--review`: a request of two or more questions ends, on the terminal, with
+ * a review of every answer before they are sent (off by default, so scripts
+ * that drive the prompts keep working).
+ *
+ * @since 0.3.0
+ */
+export const review: Flag.Flag<boolean> = Flag.Boolean("review").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription(
+    "End a request of two or more questions with a review of every answer: Enter on Submit sends, Enter on a question changes it."
+  )
+)
+
+/**
+ * `--allow-piped-secrets`: in line mode (answers piped on stdin), read a
+ * secret question's answer from the pipe; without it such a request fails
+ * before anything is asked.
+ *
+ * @since 0.3.0
+ */
+export const allowPipedSecrets: Flag.Flag<boolean> = Flag.Boolean("allow-piped-secrets").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription(
+    "With answers piped on stdin, read a secret question's answer from the pipe (never printed); without it such a request fails (exit 1)."
+  )
+)

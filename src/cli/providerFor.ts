@@ -25,6 +25,10 @@ export interface ProviderFlags extends Partial<WebFlags> {
   readonly notify?: "bell" | "desktop" | "none" | undefined
   /** Plain numbered lines on the terminal (`--plain`; absent or false: as the environment says). */
   readonly plain?: boolean | undefined
+  /** End a batch on the terminal with a review of its answers (`--review`). */
+  readonly review?: boolean | undefined
+  /** Read a secret question's answer from piped stdin (`--allow-piped-secrets`). */
+  readonly allowPipedSecrets?: boolean | undefined
   /** Answer from this file instead of asking (`--answers`). */
   readonly answers: Option.Option<string>
   // `web`, `port`, `host`, `token` and `terminal` come from `WebFlags` (optional: only the root command has them).
@@ -56,6 +60,8 @@ export const providerFor = (
     bell: flags.bell,
     notify: flags.notify,
     input: context.requestOnStdin ? "tty" : "stdin",
+    review: flags.review,
+    allowPipedSecrets: flags.allowPipedSecrets,
     ...(flags.plain === true ? { mode: "plain" as const } : {})
   })
   if (flags.web === true) return webProviderFor(flags, terminal)

@@ -22,6 +22,9 @@ export const maxPreviewBytes = 8192
 // As models write it: "Postgres (Recommended)", any case, white space around.
 const recommendedSuffix = /\s\(recommended\)\s*$/i
 
+/** True when a label itself says it is recommended (ends " (Recommended)", any case): surfaces that mark the option do not mark it twice. */
+export const labelSaysRecommended = (label: string): boolean => recommendedSuffix.test(label)
+
 /**
  * True when an option is the one its question recommends: `recommended:
  * true`, or, when the field is absent, a label ending " (Recommended)" (any

@@ -14,6 +14,13 @@
  * numbered lines on the TTY too, with no cursor movement, redraw or colour,
  * for screen readers and dumb terminals.
  *
+ * The cursor starts on a recommended option, marked "(recommended)"; the
+ * preview of the option under the cursor is shown in a box under the menu
+ * (in line mode, under each option). A secret question is typed masked (in
+ * plain mode, with echo off); line mode on a pipe refuses it unless
+ * `allowPipedSecrets`. `review: true` ends a request of two or more
+ * questions, on a TTY, with a review of every answer before they are sent.
+ *
  * One question is on screen at a time: concurrent asks wait their turn in
  * order. Model-supplied text is shown inert (no escape sequence, control
  * character, BiDi override or invisible format character reaches the
@@ -77,6 +84,15 @@ export interface TerminalProviderOptions {
   readonly bell?: boolean | undefined
   /** Draw with colours (default: when the terminal drawn on supports them and `NO_COLOR` is unset). */
   readonly colors?: boolean | undefined
+  /**
+   * `true`: a request of two or more questions ends, on a TTY, with a review
+   * of every answer: Enter on "Submit" sends them, Enter on a question goes
+   * back to it, Esc cancels. Off by default, so the keys that answer a batch
+   * today still do. Line and plain mode have no review.
+   *
+   * @since 0.3.0
+   */
+  readonly review?: boolean | undefined
 }
 
 /**
@@ -101,6 +117,8 @@ export interface TerminalProviderLayerOptions extends TerminalProviderOptions {
    * else `"menu"`.
    */
   readonly mode?: TerminalMode | undefined
+  /** In line mode on a pipe, read a secret question's answer from it (see `TerminalProviderLineOptions`). @since 0.3.0 */
+  readonly allowPipedSecrets?: boolean | undefined
 }
 
 /**
@@ -131,6 +149,15 @@ export interface TerminalProviderLineOptions {
   readonly input: NodeJS.ReadableStream
   /** Where questions and hints are printed (default: stderr). */
   readonly output?: NodeJS.WritableStream | undefined
+  /**
+   * `true`: when `input` is not a TTY, a secret question's answer is the
+   * next line read from it (never printed). Off by default: such a request
+   * fails `ProviderFailed` before anything is asked, since whatever writes
+   * the pipe sees the secret. A TTY reads secrets with echo off either way.
+   *
+   * @since 0.3.0
+   */
+  readonly allowPipedSecrets?: boolean | undefined
 }
 
 const wantsColors = (output: TerminalOutput): boolean => {
@@ -207,7 +234,11 @@ export const layerTerminal = (
     Effect.gen(function*() {
       const terminal = yield* Terminal.Terminal
       const notify = options.notify ?? "bell"
-      const promptOptions = { bell: notify !== "none" && options.bell !== false, colors: options.colors ?? false }
+      const promptOptions = {
+        bell: notify !== "none" && options.bell !== false,
+        colors: options.colors ?? false,
+        review: options.review === true
+      }
       const display = (text: string) => Effect.ignore(terminal.display(text))
       // Written when the request's turn comes, so the notification matches what is on screen.
       const announce = (request: AskUserQuestionRequest) =>
@@ -244,7 +275,7 @@ export const layerLines = (options: TerminalProviderLineOptions): Layer.Layer<Us
           : Effect.map(Scope.provide(scope)(makeLineSource(options.input)), (made) => (source = made))
       )
       return yield* makeProvider(
-        (request) => Effect.flatMap(lines, (made) => askOnLines(request, made, output)),
+        (request) => Effect.flatMap(lines, (made) => askOnLines(request, made, output, options)),
         (line) => Effect.sync(() => void output.write(`${line}\n`))
       )
     })
@@ -271,7 +302,9 @@ export const layer = (options: TerminalProviderLayerOptions = {}): Layer.Layer<U
       if (process.stdin.readableEnded) return noTerminal
     }
     const stdin = process.stdin
-    if (!stdin.isTTY) return layerLines({ input: stdin, output: process.stderr })
+    if (!stdin.isTTY) {
+      return layerLines({ input: stdin, output: process.stderr, allowPipedSecrets: options.allowPipedSecrets })
+    }
     const output = Option.getOrElse(yield* openTerminalOutput, (): TerminalOutput => process.stderr)
     return onTty(stdin, output)
   }))

@@ -9,6 +9,11 @@
  * rows before the choices. Here the question itself sees those keys and ends
  * with a distinct outcome; `QuitError` is left to mean "input closed".
  *
+ * With `review`, a request of two or more questions ends with the review
+ * screen (`review.ts`): the questions leave no ✔ line while they are
+ * answered, since an answer can still change; once the answers are sent,
+ * every ✔ line is drawn at once.
+ *
  * @internal
  */
 import * as Data from "effect/Data"
@@ -26,10 +31,13 @@ import { AskAborted, AskCancelled, ProviderClosed, type UserInteractionError } f
 import {
   type CancelKey,
   initialState,
+  type KeyPress,
   type QuestionContext,
   type QuestionOutcome,
   type QuestionState,
-  step
+  type RequestEnd,
+  step,
+  type Step
 } from "./question.js"
 import {
   bell,
@@ -40,13 +48,24 @@ import {
   questionFrame,
   rowCount,
   showCursor,
+  type Size,
   type Style
 } from "./render.js"
+import {
+  initialReview,
+  reviewEndFrame,
+  reviewFrame,
+  type ReviewOutcome,
+  type ReviewState,
+  stepReview
+} from "./review.js"
 
-/** How the prompts look and sound. */
+/** How the prompts look and sound, and whether a batch ends with a review. */
 export interface PromptOptions extends Style {
   /** Ring the bell when a question appears (and on a refused key). */
   readonly bell: boolean
+  /** End a request of two or more questions with the review screen. */
+  readonly review?: boolean | undefined
 }
 
 /** What is on screen now, so an interrupted prompt can be taken down. */
@@ -58,8 +77,7 @@ interface Screen {
 
 type RequestOutcome =
   | { readonly _tag: "Answered"; readonly answers: ReadonlyArray<AskUserQuestionAnswerItem> }
-  | { readonly _tag: "Cancelled"; readonly key: CancelKey }
-  | { readonly _tag: "Aborted" }
+  | RequestEnd
 
 // The prompt module does not export its action constructors; this builds the same tagged values.
 const Action = Data.taggedEnum<Prompt.ActionDefinition>()
@@ -90,17 +108,28 @@ const resizes = (terminal: Terminal.Terminal): Effect.Effect<Queue.Dequeue<void>
     return resized
   })
 
-/** One question as a prompt; it ends with the answer, or with the request cancelled or aborted. */
-const questionPrompt = (
-  context: QuestionContext,
+/** One screen of a request: how it opens, is drawn, takes keys, and what it leaves once done. */
+interface View<State, Outcome> {
+  readonly initial: State
+  readonly frame: (state: State, size: Size) => string
+  readonly step: (state: State, key: KeyPress) => Step<State, Outcome>
+  /** The text left in its place when it ends (counting the ✔ lines it leaves in `screen`). */
+  readonly done: (outcome: Outcome) => string
+  /** Ring the bell when it opens (if the options ring at all). */
+  readonly ring: boolean
+}
+
+/** A screen as a prompt: drawn again on each key and each resize, erased as counted when drawn. */
+const viewPrompt = <State, Outcome>(
+  view: View<State, Outcome>,
   options: PromptOptions,
   screen: Screen,
   resized: Queue.Dequeue<void>
-): Prompt.Prompt<QuestionOutcome> =>
-  Prompt.Custom<QuestionState, QuestionOutcome, void>(
+): Prompt.Prompt<Outcome> =>
+  Prompt.Custom<State, Outcome, void>(
     Effect.gen(function*() {
-      if (options.bell) yield* Effect.ignore((yield* Terminal.Terminal).display(bell))
-      return initialState(context)
+      if (options.bell && view.ring) yield* Effect.ignore((yield* Terminal.Terminal).display(bell))
+      return view.initial
     }),
     resized,
     {
@@ -111,10 +140,9 @@ const questionPrompt = (
               return options.bell ? bell : ""
             case "Submit":
               screen.rows = 0
-              if (action.value._tag === "Answered") screen.answered += 1
-              return doneFrame(context, action.value, options)
+              return view.done(action.value)
             case "NextFrame": {
-              const frame = questionFrame(context, state, options, size)
+              const frame = view.frame(state, size)
               screen.rows = rowCount(frame, size.columns)
               return hideCursor + frame
             }
@@ -125,7 +153,7 @@ const questionPrompt = (
           // Resized: the same state, drawn again for the new size.
           if (event._tag === "Event") return Action.NextFrame({ state })
           const input = event.input
-          const outcome = step(context, state, {
+          const outcome = view.step(state, {
             name: input.key.name,
             ctrl: input.key.ctrl,
             meta: input.key.meta,
@@ -152,17 +180,67 @@ const requestPrompt = (
   screen: Screen,
   resized: Queue.Dequeue<void>
 ): Prompt.Prompt<RequestOutcome> => {
-  const from = (index: number, answers: ReadonlyArray<AskUserQuestionAnswerItem>): Prompt.Prompt<RequestOutcome> => {
-    const question = request.questions[index]
-    if (question === undefined) return Prompt.succeed({ _tag: "Answered", answers })
-    const context: QuestionContext = {
-      question,
-      index,
-      total: request.questions.length,
-      agentName: request.agent?.name
-    }
+  const total = request.questions.length
+  // With a review to come an answer can still change: a question leaves no ✔ line until the end.
+  const review = options.review === true && total > 1
+  const contextOf = (index: number): QuestionContext => ({
+    question: request.questions[index]!,
+    index,
+    total,
+    agentName: request.agent?.name
+  })
+  const leave = (context: QuestionContext, outcome: QuestionOutcome) => {
+    if (outcome._tag !== "Answered") return doneFrame(context, outcome, options)
+    if (review) return ""
+    screen.answered += 1
+    return doneFrame(context, outcome, options)
+  }
+  /** Question `index`, opened on its `previous` answer when going back to it from the review. */
+  const question = (index: number, previous?: AskUserQuestionAnswerItem) => {
+    const context = contextOf(index)
+    return viewPrompt<QuestionState, QuestionOutcome>({
+      initial: initialState(context, previous),
+      frame: (state, size) => questionFrame(context, state, options, size),
+      step: (state, key) => step(context, state, key),
+      done: (outcome) => leave(context, outcome),
+      ring: previous === undefined
+    }, options, screen, resized)
+  }
+  const reviewed = (answers: ReadonlyArray<AskUserQuestionAnswerItem>): Prompt.Prompt<RequestOutcome> => {
+    const context = { request, answers }
     return Prompt.flatMap(
-      questionPrompt(context, options, screen, resized),
+      viewPrompt<ReviewState, ReviewOutcome>({
+        initial: initialReview,
+        frame: (state, size) => reviewFrame(context, state, options, size),
+        step: (state, key) => stepReview(context, state, key),
+        // Sent: every answer's ✔ line, as a request without review leaves them.
+        done: (outcome) => {
+          if (outcome._tag === "Change") return ""
+          if (outcome._tag !== "Submit") return reviewEndFrame(outcome, options)
+          screen.answered = answers.length
+          return answers.map((item, i) => doneFrame(contextOf(i), { _tag: "Answered", item }, options)).join("")
+        },
+        ring: false
+      }, options, screen, resized),
+      (outcome): Prompt.Prompt<RequestOutcome> => {
+        switch (outcome._tag) {
+          case "Submit":
+            return Prompt.succeed({ _tag: "Answered", answers })
+          case "Change":
+            return Prompt.flatMap(question(outcome.index, answers[outcome.index]), (changed) =>
+              changed._tag === "Answered"
+                ? reviewed(answers.map((item, i) => i === outcome.index ? changed.item : item))
+                : Prompt.succeed(changed))
+          default:
+            return Prompt.succeed(outcome)
+        }
+      }
+    )
+  }
+  const from = (index: number, answers: ReadonlyArray<AskUserQuestionAnswerItem>): Prompt.Prompt<RequestOutcome> => {
+    if (index === total) return review ? reviewed(answers) : Prompt.succeed({ _tag: "Answered", answers })
+    return Prompt.flatMap(
+      question(index),
       (outcome): Prompt.Prompt<RequestOutcome> =>
         outcome._tag === "Answered" ? from(index + 1, [...answers, outcome.item]) : Prompt.succeed(outcome)
     )

@@ -5,7 +5,8 @@
  *
  * @internal
  */
-import type { AskUserQuestionAnswerItem, AskUserQuestionItem } from "../AskUserQuestion.js"
+import * as Redacted from "effect/Redacted"
+import { type AskUserQuestionAnswerItem, type AskUserQuestionItem, isRecommended } from "../AskUserQuestion.js"
 
 /** Where the question sits: its place in the batch and who asks. */
 export interface QuestionContext {
@@ -56,11 +57,11 @@ export interface KeyPress {
   readonly input: string | undefined
 }
 
-/** What a key press does. */
-export type Step =
-  | { readonly _tag: "Next"; readonly state: QuestionState }
+/** What a key press does: a new state to draw, a refusal, or the end of the screen with its outcome. */
+export type Step<State = QuestionState, Outcome = QuestionOutcome> =
+  | { readonly _tag: "Next"; readonly state: State }
   | { readonly _tag: "Beep" }
-  | { readonly _tag: "Done"; readonly outcome: QuestionOutcome }
+  | { readonly _tag: "Done"; readonly outcome: Outcome }
 
 /** Joins hint parts the one way every hint is written, on a TTY and in line mode: `↑/↓ move · Enter chooses`. */
 export const hintLine = (parts: ReadonlyArray<string>): string => parts.join(" · ")
@@ -86,14 +87,39 @@ export const rowsOf = (context: QuestionContext): ReadonlyArray<Row> => {
 /** How many options are ticked (multi-select): custom text would replace them. */
 export const tickedCount = (state: QuestionState): number => state.toggled.filter((on) => on).length
 
-/** The state a question opens with: the cursor on the first option, or an empty text field. */
-export const initialState = (context: QuestionContext): QuestionState => ({
-  cursor: 0,
-  toggled: (context.question.options ?? []).map(() => false),
-  editing: hasOptions(context.question) ? undefined : "",
-  caret: 0,
-  hint: undefined
-})
+/**
+ * The state a question opens with: the cursor on its recommended option (in
+ * a multiple choice the first recommended, with nothing ticked: a tick is the
+ * person's, decision 110), else on the first; or an empty text field.
+ * `previous`, an answer given before (a review going back to the question),
+ * opens it on that answer instead: its option under the cursor, its ticks
+ * ticked, its text in the field (a secret's too, masked as it is typed), a
+ * skip on the skip row.
+ */
+export const initialState = (context: QuestionContext, previous?: AskUserQuestionAnswerItem): QuestionState => {
+  const options = context.question.options ?? []
+  const fresh: QuestionState = {
+    cursor: Math.max(0, options.findIndex(isRecommended)),
+    toggled: options.map(() => false),
+    editing: options.length > 0 ? undefined : "",
+    caret: 0,
+    hint: undefined
+  }
+  if (previous === undefined) return fresh
+  const rows = rowsOf(context)
+  const typed = previous.secret !== undefined ? Redacted.value(previous.secret) : previous.custom
+  if (typed !== undefined) {
+    return { ...fresh, cursor: Math.max(0, rows.findIndex((row) => row._tag === "Other")), editing: typed, caret: Array.from(typed).length }
+  }
+  if (options.length === 0) return fresh
+  const chosen = options.map((option) => previous.selected.includes(option.label))
+  const first = chosen.indexOf(true)
+  if (first < 0) {
+    const skip = rows.findIndex((row) => row._tag === "Skip")
+    return skip < 0 ? fresh : { ...fresh, cursor: skip }
+  }
+  return { ...fresh, cursor: first, toggled: context.question.multiSelect === true ? chosen : fresh.toggled }
+}
 
 const answered = (item: AskUserQuestionAnswerItem): Step => ({ _tag: "Done", outcome: { _tag: "Answered", item } })
 const next = (state: QuestionState): Step => ({ _tag: "Next", state })
@@ -107,29 +133,54 @@ const isPrintable = (key: KeyPress): key is KeyPress & { readonly input: string 
 
 const isEnter = (key: KeyPress) => key.name === "return" || key.name === "enter"
 
+/** How a screen of the request ends other than with its own result: cancelled (by which key) or aborted. */
+export type RequestEnd = Exclude<QuestionOutcome, { readonly _tag: "Answered" }>
+
+/**
+ * The request's end a key asks for on any screen, if it asks for one. Ctrl+C
+ * in raw mode sends no SIGINT: it is the human's interrupt. Esc (and Ctrl+D)
+ * dismiss the request; as in a shell's line editor, Ctrl+D ends input only
+ * when nothing is `typed` (in typed text it deletes forward).
+ */
+export const requestEnd = (key: KeyPress, typed: string): RequestEnd | undefined =>
+  key.ctrl && key.name === "c"
+    ? { _tag: "Aborted" }
+    : key.name === "escape"
+    ? { _tag: "Cancelled", key: "Esc" }
+    : key.ctrl && key.name === "d" && typed === ""
+    ? { _tag: "Cancelled", key: "Ctrl+D" }
+    : undefined
+
+/**
+ * Where a key moves a menu's cursor among `rows` rows, going round at either
+ * end: ↑/↓ (Ctrl+P/N, Shift+Tab/Tab) one row, Home/PageUp and End/PageDown to
+ * the first and last; undefined for any other key.
+ */
+export const cursorMove = (cursor: number, rows: number, key: KeyPress): number | undefined =>
+  key.name === "up" || (key.ctrl && key.name === "p") || (key.name === "tab" && key.shift)
+    ? (cursor - 1 + rows) % rows
+    : key.name === "down" || (key.ctrl && key.name === "n") || key.name === "tab"
+    ? (cursor + 1) % rows
+    : key.name === "home" || key.name === "pageup"
+    ? 0
+    : key.name === "end" || key.name === "pagedown"
+    ? rows - 1
+    : undefined
+
 /** Applies one key press to a question. */
 export const step = (context: QuestionContext, state: QuestionState, key: KeyPress): Step => {
-  // Ctrl+C in raw mode sends no SIGINT: it is the human's interrupt. Esc (and Ctrl+D) dismiss the request.
-  if (key.ctrl && key.name === "c") return { _tag: "Done", outcome: { _tag: "Aborted" } }
-  if (key.name === "escape") return { _tag: "Done", outcome: { _tag: "Cancelled", key: "Esc" } }
-  // As in a shell's line editor, Ctrl+D ends input only on an empty line; in typed text it deletes forward.
-  if (key.ctrl && key.name === "d" && (state.editing ?? "") === "") {
-    return { _tag: "Done", outcome: { _tag: "Cancelled", key: "Ctrl+D" } }
-  }
+  const end = requestEnd(key, state.editing ?? "")
+  if (end !== undefined) return { _tag: "Done", outcome: end }
   return state.editing === undefined ? stepMenu(context, state, key) : stepText(context, state, state.editing, key)
 }
 
 const stepMenu = (context: QuestionContext, state: QuestionState, key: KeyPress): Step => {
   const { question } = context
   const rows = rowsOf(context)
-  const move = (delta: number) => next({ ...state, cursor: (state.cursor + delta + rows.length) % rows.length, hint: undefined })
-  // A jump to where the cursor already is refused, as a caret move at the end of the text is.
-  const jump = (to: number) => to === state.cursor ? beep : next({ ...state, cursor: to, hint: undefined })
-  if (key.name === "up" || (key.ctrl && key.name === "p") || (key.name === "tab" && key.shift)) return move(-1)
-  if (key.name === "down" || (key.ctrl && key.name === "n") || key.name === "tab") return move(1)
   // In a text field Home and End move the caret (see `caretMoves`); in a menu they go to its ends.
-  if (key.name === "home" || key.name === "pageup") return jump(0)
-  if (key.name === "end" || key.name === "pagedown") return jump(rows.length - 1)
+  const to = cursorMove(state.cursor, rows.length, key)
+  // A jump to where the cursor already is refused, as a caret move at the end of the text is.
+  if (to !== undefined) return to === state.cursor ? beep : next({ ...state, cursor: to, hint: undefined })
   const row = rows[state.cursor]
   if (row === undefined) return beep
   const options = question.options ?? []
@@ -173,7 +224,14 @@ const stepText = (context: QuestionContext, state: QuestionState, text: string, 
   const edit = (edited: ReadonlyArray<string>, at: number) =>
     next({ ...state, editing: edited.join(""), caret: at, hint: undefined })
   if (isEnter(key)) {
-    if (text.trim() !== "") return answered({ id: question.id, selected: [], custom: text })
+    if (text.trim() !== "") {
+      // A secret leaves the question wrapped: printing or logging the answer shows `<redacted>`.
+      return answered(
+        question.secret === true
+          ? { id: question.id, selected: [], secret: Redacted.make(text) }
+          : { id: question.id, selected: [], custom: text }
+      )
+    }
     // Enter on an empty "Other" field goes back to the menu; an optionless question in a batch is skipped.
     if (withOptions) return next({ ...state, editing: undefined, caret: 0, hint: undefined })
     if (context.total > 1) return answered({ id: question.id, selected: [] })

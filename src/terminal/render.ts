@@ -6,6 +6,8 @@
  * @internal
  */
 import stringWidth from "fast-string-width"
+import { type AskUserQuestionAnswerItem, type AskUserQuestionOption, isRecommended } from "../AskUserQuestion.js"
+import { labelSaysRecommended } from "../internal/requestRules.js"
 import { sanitize, sanitizeLine } from "../internal/sanitize.js"
 import {
   hintLine,
@@ -24,9 +26,12 @@ export interface Style {
 }
 
 const sgr = (style: Style, code: string, text: string) => style.colors ? `\x1b[${code}m${text}\x1b[0m` : text
-const bold = (style: Style, text: string) => sgr(style, "1", text)
-const dim = (style: Style, text: string) => sgr(style, "2", text)
-const accent = (style: Style, text: string) => sgr(style, "36", text)
+/** Text in bold, dim, or the accent colour, when the style has colours. */
+export const bold = (style: Style, text: string) => sgr(style, "1", text)
+/** @see bold */
+export const dim = (style: Style, text: string) => sgr(style, "2", text)
+/** @see bold */
+export const accent = (style: Style, text: string) => sgr(style, "36", text)
 // The caret inside a text field: reverse video, an attribute rather than a colour, so it shows with NO_COLOR.
 const reverse = (text: string) => `\x1b[7m${text}\x1b[27m`
 
@@ -53,6 +58,11 @@ const titleParts = (context: QuestionContext, style: Style) => {
 const keyHints = (context: QuestionContext, state: QuestionState): ReadonlyArray<string> => {
   if (state.editing !== undefined) {
     const edit = "←/→ Home/End move"
+    if (context.question.secret === true) {
+      return context.total > 1
+        ? ["typing is hidden", "Enter submits", "empty Enter skips", "Esc cancels"]
+        : ["typing is hidden", "Enter submits", "Esc cancels"]
+    }
     return (context.question.options?.length ?? 0) > 0
       ? [edit, "Enter submits", "empty Enter goes back", "Esc cancels"]
       : context.total > 1
@@ -67,6 +77,16 @@ const keyHints = (context: QuestionContext, state: QuestionState): ReadonlyArray
     ? ["↑/↓ move", "Space toggles", "Enter submits (nothing toggled skips)", "Esc cancels"]
     : ["↑/↓ move", "Enter chooses", "Esc cancels"]
 }
+
+/**
+ * The mark after a recommended option's label, readable without colour; none
+ * when the label says so itself (" (Recommended)"), so it is never said twice.
+ */
+export const recommendedTag = (option: AskUserQuestionOption): string =>
+  isRecommended(option) && !labelSaysRecommended(option.label) ? " (recommended)" : ""
+
+/** What is typed into a secret question's field, as drawn: one `•` a character, never the text. */
+const masked = (text: string): string => "•".repeat(Array.from(text).length)
 
 /**
  * Columns a piece of sanitised text takes on screen: two for a wide (CJK)
@@ -120,7 +140,7 @@ export interface Size {
 const sgrSequence = /^\x1b\[[0-9;?]*[A-Za-z]/
 
 /** `line` cut to one screen row of `columns`, ending in "…" when cut (SGR sequences kept whole). */
-const clipRow = (line: string, columns: number): string => {
+export const clipRow = (line: string, columns: number): string => {
   if (columns <= 0 || rowCount(line, columns) <= 1) return line
   let out = ""
   let width = 0
@@ -188,6 +208,25 @@ const wrapRows = (line: string, columns: number): ReadonlyArray<string> => {
   return rows
 }
 
+/**
+ * The screen rows a frame may take on a terminal of `size`: all but one,
+ * a one-row terminal's one row; no limit when the size is unknown.
+ */
+export const frameRows = (size: Size): number => size.rows > 0 ? Math.max(1, size.rows - 1) : Infinity
+
+/** Hands out `budget` rows in turn, each part as many as it asks while any are left. */
+export const rowBudget = (budget: number) => {
+  let left = budget
+  return {
+    left: () => left,
+    take: (rows: number): number => {
+      const taken = Math.max(0, Math.min(rows, left))
+      left -= taken
+      return taken
+    }
+  }
+}
+
 /** The rows each part of a frame gets. */
 interface Allotment {
   readonly head: number
@@ -195,6 +234,7 @@ interface Allotment {
   readonly menu: number
   readonly hint: number
   readonly detail: number
+  readonly preview: number
 }
 
 /**
@@ -203,8 +243,11 @@ interface Allotment {
  * Rows go out in this order while any are left: the menu row under the
  * cursor, the question's first row, the key hint, a few more menu rows, the
  * tag line; then the whole menu if it fits (else room for its "more"
- * markers), the rest of the question, the rest of the menu; last, the
- * whole text of the option under the cursor, if all of it fits.
+ * markers); when the whole menu fits, the preview box of the option under
+ * the cursor, up to half of the rows left (a box needs three); the rest of
+ * the question, the rest of the menu; the whole text of the option under the
+ * cursor, if all of it fits; last, the rest of the preview. So a preview
+ * never takes a row of the menu, and a long question does not hide it.
  */
 const allot = (
   budget: number,
@@ -215,24 +258,25 @@ const allot = (
     readonly menu: number
     readonly hint: number
     readonly detail: number
+    readonly preview: number
   }
 ): Allotment => {
-  let left = budget - need.input
-  const take = (rows: number) => {
-    const taken = Math.max(0, Math.min(rows, left))
-    left -= taken
-    return taken
-  }
+  const { left, take } = rowBudget(budget - need.input)
   let menu = take(Math.min(need.menu, 1))
   let text = take(Math.min(need.text, 1))
   const hint = take(need.hint)
   menu += take(Math.min(need.menu, 3) - menu)
   const head = take(need.head)
-  menu += take(need.menu - menu <= left ? need.menu - menu : 2)
+  menu += take(need.menu - menu <= left() ? need.menu - menu : 2)
+  // Only once the whole menu has its rows: the preview never takes one of them.
+  let preview = need.preview > 0 && menu === need.menu && left() >= minPreviewRows
+    ? take(Math.min(need.preview, Math.max(minPreviewRows, Math.floor(left() / 2))))
+    : 0
   text += take(need.text - text)
   menu += take(need.menu - menu)
-  const detail = need.detail <= left ? take(need.detail) : 0
-  return { head, text, menu, hint, detail }
+  const detail = need.detail <= left() ? take(need.detail) : 0
+  if (preview > 0) preview += take(need.preview - preview)
+  return { head, text, menu, hint, detail, preview }
 }
 
 /** The question's rows in `room` rows: cut with a "more lines" marker, or to its first row with "…". */
@@ -244,7 +288,7 @@ const questionRows = (text: ReadonlyArray<string>, room: number, style: Style, c
 }
 
 /** The menu in `room` rows: a window around the cursor when it does not fit, with "more" markers from three rows on. */
-const menuWindow = (
+export const menuWindow = (
   rows: ReadonlyArray<string>,
   cursor: number,
   room: number,
@@ -296,10 +340,11 @@ export const questionFrame = (
         const option = options[row.index]
         const box = multi ? (state.toggled[row.index] === true ? "[x] " : "[ ] ") : ""
         const label = sanitizeLine(option?.label ?? "")
+        const tag = option === undefined ? "" : recommendedTag(option)
         const description = option?.description !== undefined && option.description.trim() !== ""
           ? dim(style, ` - ${sanitizeLine(option.description)}`)
           : ""
-        return `${pointer} ${box}${active ? bold(style, label) : label}${description}`
+        return `${pointer} ${box}${active ? bold(style, label) : label}${tag === "" ? "" : accent(style, tag)}${description}`
       }
       case "Other": {
         const typing = state.editing !== undefined
@@ -317,30 +362,87 @@ export const questionFrame = (
         return `${pointer} ${multi ? "    " : ""}${dim(style, skipLabel)}`
     }
   }).map((row) => clipRow(row, columns))
+  const typed = state.editing ?? ""
   const input = options.length === 0
-    ? [`${accent(style, "❯")} ${textField(state.editing ?? "", state.caret, Math.max(1, width - 2))}`]
+    ? [`${accent(style, "❯")} ${textField(context.question.secret === true ? masked(typed) : typed, state.caret, Math.max(1, width - 2))}`]
     : []
   const detail = detailRows(context, state, columns).map((row) => dim(style, row))
+  const preview = previewOf(context, state)
   const hint = clipRow(dim(style, hintLine([...(state.hint === undefined ? [] : [state.hint]), ...keyHints(context, state)])), columns)
   const { question, tags } = titleParts(context, style)
   const head = tags === undefined ? [] : [clipRow(tags, columns)]
   const text = question.flatMap((line) => wrapRows(line, columns))
-  const room = allot(size.rows > 0 ? Math.max(1, size.rows - 1) : Infinity, {
+  const room = allot(frameRows(size), {
     input: input.length,
     head: head.length,
     text: text.length,
     menu: menu.length,
     hint: 1,
-    detail: detail.length
+    detail: detail.length,
+    preview: preview.length === 0 || columns > 0 && columns < minPreviewColumns ? 0 : preview.length + 2
   })
   return [
     ...head.slice(0, room.head),
     ...questionRows(text, room.text, style, columns),
     ...menuWindow(menu, state.cursor, room.menu, style, columns),
     ...detail.slice(0, room.detail),
+    ...(room.preview > 0 ? previewBox(preview, room.preview, columns, style) : []),
     ...input,
     ...(room.hint > 0 ? [hint] : [])
   ].join("\n")
+}
+
+/** A preview box needs its two borders and one row of text; and this many columns. */
+const minPreviewRows = 3
+const minPreviewColumns = 8
+
+/**
+ * The preview of the option under the cursor as lines of inert text (none
+ * when it has none, or while text is typed): markdown shown as the text it
+ * is, control characters, escape sequences and BiDi as visible escapes, a
+ * tab as four spaces, CR LF as a line break, blank lines at the end dropped.
+ */
+const previewOf = (context: QuestionContext, state: QuestionState): ReadonlyArray<string> => {
+  const row = state.editing === undefined ? rowsOf(context)[state.cursor] : undefined
+  const option = row?._tag === "Option" ? context.question.options?.[row.index] : undefined
+  return option?.preview === undefined ? [] : previewLines(option.preview)
+}
+
+/** A preview's text as the lines a surface without markup shows (see `previewOf`). */
+export const previewLines = (preview: string): ReadonlyArray<string> => {
+  if (preview.trim() === "") return []
+  const lines = sanitize(preview.replace(/\r\n/g, "\n")).replace(/\t/g, "    ").split("\n")
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop()
+  return lines
+}
+
+/**
+ * `lines` in a box of at most `rows` rows and `columns` columns (its width
+ * that of the longest line, or of the pane): each line cut with "…" where
+ * the box ends, and when the lines outnumber its rows, the last row says how
+ * many more there are.
+ */
+const previewBox = (lines: ReadonlyArray<string>, rows: number, columns: number, style: Style): ReadonlyArray<string> => {
+  const title = "─ Preview "
+  const longest = lines.reduce((most, line) => Math.max(most, widthOf(line)), widthOf(title) + 1)
+  const outer = columns > 0 ? Math.min(columns, longest + 4) : longest + 4
+  const inner = outer - 4
+  const room = rows - 2
+  const shown = lines.length <= room
+    ? lines
+    : room === 1
+    ? [`${lines[0]} …`]
+    : [...lines.slice(0, room - 1), `… ${lines.length - room + 1} more lines`]
+  const border = (left: string, middle: string, right: string) => dim(style, `${left}${middle}${right}`)
+  const top = widthOf(title) + 2 <= outer ? `${title}${"─".repeat(outer - 2 - widthOf(title))}` : "─".repeat(outer - 2)
+  return [
+    border("┌", top, "┐"),
+    ...shown.map((line) => {
+      const cut = clipRow(line, inner)
+      return `${dim(style, "│")} ${cut}${" ".repeat(Math.max(0, inner - widthOf(cut)))} ${dim(style, "│")}`
+    }),
+    border("└", "─".repeat(outer - 2), "┘")
+  ]
 }
 
 /**
@@ -355,7 +457,7 @@ const detailRows = (context: QuestionContext, state: QuestionState, columns: num
   const description = option.description !== undefined && option.description.trim() !== ""
     ? ` - ${sanitizeLine(option.description)}`
     : ""
-  const full = `${sanitizeLine(option.label)}${description}`
+  const full = `${sanitizeLine(option.label)}${recommendedTag(option)}${description}`
   const box = context.question.multiSelect === true ? "[ ] " : ""
   if (widthOf(`❯ ${box}${full}`) <= columns) return []
   const indent = "    "
@@ -374,17 +476,23 @@ export const doneFrame = (context: QuestionContext, outcome: QuestionOutcome, st
       return `✖ ${header}${question} ${dim(style, "(cancelled)")}\n`
     case "Aborted":
       return `✖ ${header}${question} ${dim(style, "(interrupted)")}\n`
-    case "Answered": {
-      const { item } = outcome
-      const answer = item.custom !== undefined
-        ? sanitizeLine(item.custom)
-        : item.selected.length === 0
-        ? dim(style, "(skipped)")
-        : item.selected.map(sanitizeLine).join(", ")
-      return `${accent(style, "✔")} ${header}${question} › ${answer}\n`
-    }
+    case "Answered":
+      return `${accent(style, "✔")} ${header}${question} › ${answerText(outcome.item, style)}\n`
   }
 }
+
+/**
+ * An answer as one line of text: the chosen labels, the typed text, or what
+ * happened, "(skipped)", "(secret received)": a secret is never drawn.
+ */
+export const answerText = (item: AskUserQuestionAnswerItem, style: Style): string =>
+  item.secret !== undefined
+    ? dim(style, "(secret received)")
+    : item.custom !== undefined
+    ? sanitizeLine(item.custom)
+    : item.selected.length === 0
+    ? dim(style, "(skipped)")
+    : item.selected.map(sanitizeLine).join(", ")
 
 /**
  * Said under the ✔ lines of a request that ended before its last answer
