@@ -302,7 +302,9 @@ export const status = (config: { readonly store: Option.Option<string>; readonly
  *
  * @since 0.2.0
  */
-export const inbox = (config: WebFlags & { readonly store: Option.Option<string>; readonly bell: boolean; readonly plain?: boolean }) =>
+export const inbox = (
+  config: WebFlags & { readonly store: Option.Option<string>; readonly bell: boolean; readonly plain?: boolean; readonly review?: boolean }
+) =>
   Effect.gen(function*() {
     const store = yield* DurableStore
     warn((yield* store.scan).unreadable)

@@ -155,6 +155,7 @@ const inboxCommand = Command.make("inbox", {
   store,
   bell: Options.bell,
   plain: Options.plain,
+  review: Options.review,
   ...webFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
   Command.validate(refuse(webOnlyFlag)),

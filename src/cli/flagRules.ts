@@ -24,6 +24,7 @@ export interface RootFlags extends WebFlags {
   readonly askId: Option.Option<string>
   readonly expires: Option.Option<unknown>
   readonly plain: boolean
+  readonly review: boolean
 }
 
 /** The first of these optional flags that was given. */
@@ -58,6 +59,7 @@ export const inapplicableFlag = (flags: RootFlags): string | undefined => {
       return "--answers does not apply with --durable: record the answer with 'ask-user answer ID FILE'."
     }
     if (flags.plain) return "--plain does not apply with --durable: its asker only waits; use 'ask-user inbox --plain'."
+    if (flags.review) return "--review does not apply with --durable: its asker only waits; use 'ask-user inbox --review'."
     if (Option.isSome(flags.timeout)) {
       return "--timeout does not apply with --durable: use --expires, which holds even while no process runs."
     }

@@ -42,6 +42,7 @@ const askUser = Command.make("ask-user", {
   bell: Options.bell,
   notify: Options.notify,
   plain: Options.plain,
+  review: Options.review,
   // `--web [--port N] [--host H] [--token T]` and `--terminal`; `providerFor.ts` reads them.
   ...webFlags,
   // `--durable [--store URL] [--ask-id ID] [--expires 1h]`; `ask.ts` hands durable asks to `durable.ts`.

@@ -77,6 +77,19 @@ export const plain: Flag.Flag<boolean> = Flag.Boolean("plain").pipe(
 )
 
 /**
+ * `--review`: a request of two or more questions ends with a review of every
+ * answer before it is sent (on the web page).
+ *
+ * @since 0.3.0
+ */
+export const review: Flag.Flag<boolean> = Flag.Boolean("review").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription(
+    "With two or more questions, review every answer before it is sent: Submit sends, choosing one changes it (web page)."
+  )
+)
+
+/**
  * `--answers FILE`: answer from a file instead of asking a human (for CI and
  * evals). See `answersFile.ts` for the two forms.
  *

@@ -25,6 +25,8 @@ export interface ProviderFlags extends Partial<WebFlags> {
   readonly notify?: "bell" | "desktop" | "none" | undefined
   /** Plain numbered lines on the terminal (`--plain`; absent or false: as the environment says). */
   readonly plain?: boolean | undefined
+  /** A request of two or more questions ends with a review of its answers (`--review`). */
+  readonly review?: boolean | undefined
   /** Answer from this file instead of asking (`--answers`). */
   readonly answers: Option.Option<string>
   // `web`, `port`, `host`, `token` and `terminal` come from `WebFlags` (optional: only the root command has them).

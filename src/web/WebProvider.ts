@@ -28,6 +28,7 @@ import * as Layer from "effect/Layer"
 import type { ServeError } from "effect/http/HttpServerError"
 import { type Entry, makePendingTable, type PendingTable, type PendingView } from "./pending.js"
 import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./security.js"
+import { secretRefusal } from "./secretGuard.js"
 import { makeWebApp } from "./server.js"
 import {
   describeSurface,
@@ -40,8 +41,9 @@ import { ProviderClosed } from "../UserInteractionError.js"
 /**
  * Options of `WebProvider.layer`: `port` 0 (the default) takes any free port;
  * `host` defaults to `127.0.0.1` (widen it, say to `0.0.0.0`, to answer from
- * another device: the token is still required); `token` defaults to 32 random
- * bytes.
+ * another device: the token is still required, and a request with a `secret`
+ * question fails `PROVIDER_FAILED` there, since the page is plain HTTP);
+ * `token` defaults to 32 random bytes.
  *
  * @since 0.1.0
  */
@@ -49,6 +51,14 @@ export interface WebProviderOptions {
   readonly port?: number | undefined
   readonly host?: string | undefined
   readonly token?: string | undefined
+  /**
+   * Review before submit: a request of two or more questions ends with a
+   * review of every answer, where "Submit" sends, choosing an answer goes
+   * back to its question and "Cancel" cancels. Off by default.
+   *
+   * @since 0.3.0
+   */
+  readonly review?: boolean | undefined
 }
 
 /** Resolves an interrupted entry (`aborted` when another surface settled it, saying which). */
@@ -108,7 +118,9 @@ export class WebProvider extends Context.Service<WebProvider, {
       const connections = trackConnections(nodeServer)
       const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host })
       const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
-      const app = yield* makeWebApp(table, { hostAllowed: makeHostCheck(host, port), tokenMatches: makeTokenCheck(token) })
+      const app = yield* makeWebApp(table, { hostAllowed: makeHostCheck(host, port), tokenMatches: makeTokenCheck(token) }, {
+        review: options.review
+      })
       yield* server.serve(app)
       // Added last, so it runs first. Nothing stays pending, every request
       // already sent is read (and answered: a late answer gets `404
@@ -124,8 +136,11 @@ export class WebProvider extends Context.Service<WebProvider, {
         )
       )
 
-      const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
-        Effect.uninterruptibleMask((restore) =>
+      const ask: UserInteractionProvider["Service"]["ask"] = (request) => {
+        // Before anything is shown: a secret typed into a page served in clear text would cross the network.
+        const refused = secretRefusal(request, host)
+        if (refused !== undefined) return Effect.fail(refused)
+        return Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const entry = table.register(request, new Date(now))
             if (entry === undefined) return Effect.fail(new ProviderClosed())
@@ -141,6 +156,7 @@ export class WebProvider extends Context.Service<WebProvider, {
             )
           })
         )
+      }
 
       return Context.make(UserInteractionProvider, UserInteractionProvider.of({ ask, name: "web" })).pipe(
         Context.add(WebProvider, WebProvider.of({

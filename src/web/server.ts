@@ -21,7 +21,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Sse from "effect/encoding/Sse"
 import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 import { checkAnswer } from "../AskValidation.js"
-import { webPage } from "./page.js"
+import { webPage, type WebPageOptions } from "./page.js"
 import type { PendingTable, WebEvent } from "./pending.js"
 import type { IncomingMessage } from "node:http"
 import { authenticateChallenge, hostLinesProblem, maxBodyBytes, originAllowed } from "./security.js"
@@ -82,7 +82,7 @@ const readJson = Effect.gen(function*() {
 })
 
 /** The routes, as one `effect/http` handler, and the `Allow` value of each path they take. */
-const makeRoutes = (table: PendingTable) =>
+const makeRoutes = (table: PendingTable, pageOptions: WebPageOptions) =>
   Effect.gen(function*() {
     const router = yield* HttpRouter.make
     // Each route's method is also kept in a second router with the same
@@ -98,7 +98,7 @@ const makeRoutes = (table: PendingTable) =>
       return router.add(method, path, handler)
     }
     // Read now, so a package built without its page fails at start-up, not on the first visit.
-    const page = yield* Effect.sync(webPage)
+    const page = yield* Effect.sync(() => webPage(pageOptions))
 
     yield* add("GET", "/", () =>
       Effect.succeed(HttpServerResponse.html(page.html).pipe(
@@ -162,10 +162,11 @@ const unrouted = (allow: string | undefined, method: string) =>
 
 /**
  * The whole application: the gate, then the routes; every response carries
- * the security headers, and an unknown path is a JSON 404.
+ * the security headers, and an unknown path is a JSON 404. `pageOptions`
+ * change what the page does (its review before submit).
  */
-export const makeWebApp = (table: PendingTable, options: GateOptions) =>
-  Effect.map(makeRoutes(table), (routes) =>
+export const makeWebApp = (table: PendingTable, options: GateOptions, pageOptions: WebPageOptions = {}) =>
+  Effect.map(makeRoutes(table, pageOptions), (routes) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const headers = request.headers
