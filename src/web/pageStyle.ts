@@ -67,8 +67,10 @@ main:has(.has-preview) { max-width: 72rem; }
 .choices .options { margin-bottom: 0; align-content: start; }
 @media (min-width: 48rem) { .choices { grid-template-columns: minmax(0, 1fr) minmax(0, 1.25fr); align-items: start; } }
 .preview { min-width: 0; border: 1px solid var(--line); border-radius: 10px; background: var(--bg); }
-.preview-title { margin: 0; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); font-size: 0.9rem;
-  overflow-wrap: anywhere; }
+.preview-title { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.5rem; margin: 0;
+  padding: 0.4rem 0.75rem; border-bottom: 1px solid var(--line); font-size: 0.9rem; font-weight: 600; }
+.preview-pick { font: inherit; font-size: 1rem; font-weight: normal; color: inherit; background: var(--card);
+  border: 1px solid var(--line); border-radius: 8px; min-height: 44px; max-width: 100%; min-width: 0; padding: 0 0.5rem; }
 .preview-body { margin: 0; padding: 0.75rem; max-height: 24rem; overflow: auto; white-space: pre-wrap;
   overflow-wrap: anywhere; font: 0.85rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 @media (max-width: 48rem) { .preview-body { max-height: 16rem; } }
