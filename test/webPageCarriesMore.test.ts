@@ -305,6 +305,38 @@ layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("the page'
       expect(problems).toEqual([])
     }))
 
+  it.effect("a secret leaves the field as it is sent; after a failed send, Submit sends it again without retyping", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems } = yield* openPage()
+      let release: () => void = () => undefined
+      const held = new Promise<void>((resolve) => release = resolve)
+      let failNext = true
+      yield* promise(() =>
+        page.route("**/answer", async (route) => {
+          if (!failNext) return route.continue()
+          failNext = false
+          await held
+          return route.fulfill({ status: 503, body: "" })
+        })
+      )
+      const fiber = yield* Effect.forkChild(ask({ questions: [{ id: "key", question: "Paste the deploy key", secret: true }] }))
+      const field = page.locator("input[type=password]")
+      const submit = page.getByRole("button", { name: "Submit", exact: true })
+      yield* promise(() => field.fill("in-flight-secret"))
+      yield* promise(() => field.press("Enter"))
+      yield* promise(() => page.getByText("Sending…", { exact: true }).waitFor())
+      // On its way: the field is empty and the controls wait.
+      expect(yield* documentHolds(page, "in-flight-secret")).toBe(false)
+      expect(yield* promise(() => submit.isDisabled())).toBe(true)
+      release()
+      yield* promise(() => page.getByText("The server refused the answer (HTTP 503).").waitFor())
+      expect(yield* promise(() => field.inputValue())).toBe("")
+      expect(yield* promise(() => submit.isEnabled())).toBe(true)
+      yield* promise(() => submit.click())
+      expect(Redacted.value((yield* Fiber.join(fiber)).answers[0]!.secret!)).toBe("in-flight-secret")
+      expect(problems).toEqual([])
+    }))
+
   for (const [where, viewport] of windows) {
     it.effect(`on ${where}, with review on, every answer is reviewed before it is sent; a row goes back to its question`, () =>
       Effect.gen(function*() {

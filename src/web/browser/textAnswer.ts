@@ -76,11 +76,9 @@ export const freeText = (
     if (text.trim() !== "") answer(secret ? { id: question.id, selected: [], secret: text } : { id: question.id, selected: [], custom: text })
     else if (keep !== undefined) answer(keep)
     else return
-    if (secret) {
-      // Handed over: the typed secret leaves the document now, not when the page moves on.
-      input.value = ""
-      canSend()
-    }
+    // Handed over: the typed secret leaves the document now, not when the page moves on. The
+    // button stays as it is (disabled while the answer is sent): the secret is kept, so it may send again.
+    if (secret) input.value = ""
   }
   input.addEventListener("keydown", (event) => {
     if (event.key !== "Enter") return
