@@ -101,7 +101,7 @@ describe("store URLs in messages", () => {
 })
 
 describe("ask-user flags that cannot apply", () => {
-  const booleans = ["web", "terminal", "durable", "plain", "detach", "receipt"] as const
+  const booleans = ["web", "terminal", "durable", "plain", "detach", "receipt", "review"] as const
   const optionals = ["port", "host", "token", "answers", "timeout", "store", "askId", "expires"] as const
   const flagsOf = (given: ReadonlySet<string>): RootFlags => ({
     ...Object.fromEntries(booleans.map((name) => [name, given.has(name)])),
@@ -109,12 +109,12 @@ describe("ask-user flags that cannot apply", () => {
   }) as unknown as RootFlags
   const spelling = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
-  it("every combination of the fourteen flags: refused exactly when one of them would do nothing, naming it", () => {
+  it("every combination of the fifteen flags: refused exactly when one of them would do nothing, naming it", () => {
     const names: ReadonlyArray<string> = [...booleans, ...optionals]
     for (let mask = 0; mask < 1 << names.length; mask++) {
       const given = new Set(names.filter((_, i) => (mask & (1 << i)) !== 0))
       const has = (name: string) => given.has(name)
-      const idle = (has("durable") && ["web", "terminal", "answers", "timeout", "plain"].some(has)) ||
+      const idle = (has("durable") && ["web", "terminal", "answers", "timeout", "plain", "review"].some(has)) ||
         (has("durable") && has("detach") && has("receipt")) ||
         (!has("durable") && ["store", "askId", "expires", "detach"].some(has)) ||
         (!has("web") && ["terminal", "port", "host", "token"].some(has))
@@ -131,6 +131,7 @@ describe("ask-user flags that cannot apply", () => {
     expect(inapplicableFlag(flagsOf(new Set(["durable", "answers"])))).toContain("'ask-user answer ID FILE'")
     expect(inapplicableFlag(flagsOf(new Set(["durable", "timeout"])))).toContain("use --expires")
     expect(inapplicableFlag(flagsOf(new Set(["durable", "plain"])))).toContain("'ask-user inbox --plain'")
+    expect(inapplicableFlag(flagsOf(new Set(["durable", "review"])))).toContain("'ask-user inbox --review'")
     expect(inapplicableFlag(flagsOf(new Set(["port"])))).toBe("--port only applies with --web.")
     expect(inapplicableFlag(flagsOf(new Set(["askId"])))).toBe("--ask-id only applies with --durable.")
     // --answers answers instead of asking, before any surface (decision 055): --web beside it is allowed.

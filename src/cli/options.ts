@@ -106,16 +106,16 @@ export const receipt: Flag.Flag<boolean> = Flag.Boolean("receipt").pipe(
 )
 
 /**
- * `--review`: a request of two or more questions ends, on the terminal, with
- * a review of every answer before they are sent (off by default, so scripts
- * that drive the prompts keep working).
+ * `--review`: a request of two or more questions ends, on the terminal and
+ * the web page, with a review of every answer before they are sent (off by
+ * default, so scripts that drive the prompts keep working).
  *
  * @since 0.3.0
  */
 export const review: Flag.Flag<boolean> = Flag.Boolean("review").pipe(
   Flag.withDefault(false),
   Flag.withDescription(
-    "End a request of two or more questions with a review of every answer: Enter on Submit sends, Enter on a question changes it."
+    "End a request of two or more questions with a review of every answer (terminal and web page): Submit sends, choosing a question changes it."
   )
 )
 

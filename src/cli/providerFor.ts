@@ -25,7 +25,7 @@ export interface ProviderFlags extends Partial<WebFlags> {
   readonly notify?: "bell" | "desktop" | "none" | undefined
   /** Plain numbered lines on the terminal (`--plain`; absent or false: as the environment says). */
   readonly plain?: boolean | undefined
-  /** End a batch on the terminal with a review of its answers (`--review`). */
+  /** A request of two or more questions ends with a review of its answers, on the terminal and the page (`--review`). */
   readonly review?: boolean | undefined
   /** Read a secret question's answer from piped stdin (`--allow-piped-secrets`). */
   readonly allowPipedSecrets?: boolean | undefined

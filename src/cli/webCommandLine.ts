@@ -14,15 +14,19 @@ import { ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
 import type { WebFlags } from "./webFlags.js"
 
+/** The web flags, and `--review`. */
+type WebProviderFlags = Partial<WebFlags> & { readonly review?: boolean | undefined }
+
 /** The web provider for these flags; a server that cannot start is `ProviderFailed`. */
-const announcedWebProvider = (flags: Partial<WebFlags>): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
+const announcedWebProvider = (flags: WebProviderFlags): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
   Layer.effectContext(Effect.gen(function*() {
     // Loaded here, not at start-up: the terminal-only modes never need the HTTP stack.
     const { WebProvider } = yield* Effect.promise(() => import("../web/WebProvider.js"))
     const options = {
       port: Option.getOrUndefined(flags.port ?? Option.none()),
       host: Option.getOrUndefined(flags.host ?? Option.none()),
-      token: Option.getOrUndefined(flags.token ?? Option.none())
+      token: Option.getOrUndefined(flags.token ?? Option.none()),
+      review: flags.review
     }
     const context = yield* Layer.build(WebProvider.layer(options)).pipe(
       Effect.mapError((error) =>
@@ -44,7 +48,7 @@ const announcedWebProvider = (flags: Partial<WebFlags>): Layer.Layer<UserInterac
  * at once (built in that order, so the URL line comes before any prompt).
  */
 export const webProviderFor = <E>(
-  flags: Partial<WebFlags>,
+  flags: WebProviderFlags,
   terminal: Layer.Layer<UserInteractionProvider, E>
 ): Layer.Layer<UserInteractionProvider, ProviderFailed | E> =>
   flags.terminal === true ? FanoutProvider.layer(announcedWebProvider(flags), terminal) : announcedWebProvider(flags)

@@ -33,6 +33,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { Answerer } from "../Answerer.js"
 import { type Entry, makePendingTable, type PendingTable, type PendingView } from "./pending.js"
 import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./security.js"
+import { secretRefusal } from "./secretGuard.js"
 import { makeWebApp } from "./server.js"
 import {
   describeSurface,
@@ -45,8 +46,9 @@ import { ProviderClosed } from "../UserInteractionError.js"
 /**
  * Options of `WebProvider.layer`: `port` 0 (the default) takes any free port;
  * `host` defaults to `127.0.0.1` (widen it, say to `0.0.0.0`, to answer from
- * another device: the token is still required); `token` defaults to 32 random
- * bytes.
+ * another device: the token is still required, and a request with a `secret`
+ * question fails `PROVIDER_FAILED` there, since the page is plain HTTP);
+ * `token` defaults to 32 random bytes.
  *
  * @since 0.1.0
  */
@@ -65,6 +67,14 @@ export interface WebProviderOptions {
    * @since 0.3.0
    */
   readonly answerer?: ((request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Answerer | undefined>) | undefined
+  /**
+   * Review before submit: a request of two or more questions ends with a
+   * review of every answer, where "Submit" sends, choosing an answer goes
+   * back to its question and "Cancel" cancels. Off by default.
+   *
+   * @since 0.3.0
+   */
+  readonly review?: boolean | undefined
 }
 
 /** Who answers on the loopback page: whoever holds its token. */
@@ -132,6 +142,8 @@ export class WebProvider extends Context.Service<WebProvider, {
         hostAllowed: makeHostCheck(host, port),
         tokenMatches: makeTokenCheck(token),
         answerer: options.answerer ?? byTokenHolder
+      }, {
+        review: options.review
       })
       yield* server.serve(app)
       // Added last, so it runs first. Nothing stays pending, every request
@@ -148,8 +160,11 @@ export class WebProvider extends Context.Service<WebProvider, {
         )
       )
 
-      const ask: UserInteractionProvider["Service"]["ask"] = (request) =>
-        Effect.uninterruptibleMask((restore) =>
+      const ask: UserInteractionProvider["Service"]["ask"] = (request) => {
+        // Before anything is shown: a secret typed into a page served in clear text would cross the network.
+        const refused = secretRefusal(request, host)
+        if (refused !== undefined) return Effect.fail(refused)
+        return Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const entry = table.register(request, new Date(now))
             if (entry === undefined) return Effect.fail(new ProviderClosed())
@@ -165,6 +180,7 @@ export class WebProvider extends Context.Service<WebProvider, {
             )
           })
         )
+      }
 
       return Context.make(UserInteractionProvider, UserInteractionProvider.of({ ask, name: "web" })).pipe(
         Context.add(WebProvider, WebProvider.of({

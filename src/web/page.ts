@@ -1,6 +1,7 @@
 /**
  * The answer page as the server sends it: a fixed HTML shell with the style
- * sheet and the compiled page script (`web/browser/page.js`) inlined, and a
+ * sheet and the compiled page script (`web/browser/page.js` and the modules
+ * it imports, joined into one: `pageModules.ts`) inlined, and a
  * Content-Security-Policy that allows exactly those two by hash and nothing
  * else (no other script, no inline handler, no frame, no remote load).
  *
@@ -14,6 +15,7 @@ import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { unsafeSource } from "../internal/sanitize.js"
+import { joinModules } from "./pageModules.js"
 import { pageStyle } from "./pageStyle.js"
 
 /** The page and the headers it must be served with. */
@@ -36,8 +38,8 @@ const loadScript = (): string => {
   if (found === undefined) {
     throw new Error(`The web page script is missing: build the package (npm run build) so that dist/web/browser/page.js exists.`)
   }
-  // The source map would be one more request the policy refuses; drop the comment.
-  return readFileSync(found, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n")
+  // Source map comments are dropped with the modules' syntax: a map would be one more request the policy refuses.
+  return joinModules((file) => readFileSync(new URL(file, found), "utf8"), "page.js")
 }
 
 /**
@@ -50,19 +52,49 @@ const pageScript = (): string => `const inertPattern = new RegExp(${JSON.stringi
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
-let cached: WebPage | undefined
+/**
+ * What a provider changes on its page: `review` (a request of two or more
+ * questions ends with a review of every answer), written into the page as a
+ * `<meta>` element the script reads, so the script and its hash stay the same.
+ */
+export interface WebPageOptions {
+  readonly review?: boolean | undefined
+}
 
-/** Builds the page once per process (the script is read from disk the first time). */
-export const webPage = (): WebPage => {
+let script: { readonly text: string; readonly contentSecurityPolicy: string } | undefined
+const pages = new Map<boolean, WebPage>()
+
+/** The script and the policy that allows it, read and hashed once per process. */
+const scriptOnce = () => {
+  if (script !== undefined) return script
+  const text = pageScript()
+  const contentSecurityPolicy = [
+    "default-src 'none'",
+    `script-src ${sha256(text)}`,
+    `style-src ${sha256(pageStyle)}`,
+    "connect-src 'self'",
+    "img-src data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'"
+  ].join("; ")
+  script = { text, contentSecurityPolicy }
+  return script
+}
+
+/** Builds the page once per process and option set (the script is read from disk the first time). */
+export const webPage = (options: WebPageOptions = {}): WebPage => {
+  const review = options.review === true
+  const cached = pages.get(review)
   if (cached !== undefined) return cached
-  const script = pageScript()
+  const { contentSecurityPolicy, text } = scriptOnce()
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>Questions for you</title>
+${review ? `<meta name="review-before-submit" content="on">\n` : ""}<title>Questions for you</title>
 <link rel="icon" href="data:,">
 <style>${pageStyle}</style>
 </head>
@@ -77,20 +109,11 @@ export const webPage = (): WebPage => {
 <div id="alert" role="alert"></div>
 <div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
 </main>
-<script type="module">${script}</script>
+<script type="module">${text}</script>
 </body>
 </html>
 `
-  const contentSecurityPolicy = [
-    "default-src 'none'",
-    `script-src ${sha256(script)}`,
-    `style-src ${sha256(pageStyle)}`,
-    "connect-src 'self'",
-    "img-src data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'"
-  ].join("; ")
-  cached = { html, contentSecurityPolicy }
-  return cached
+  const page = { html, contentSecurityPolicy }
+  pages.set(review, page)
+  return page
 }

@@ -1,6 +1,8 @@
 /**
  * The answer page's style sheet: one column that fits a phone, large touch
- * targets, a visible focus ring, light and dark schemes.
+ * targets, a visible focus ring, light and dark schemes. A question with
+ * previews widens the page on a wide screen and puts the preview panel beside
+ * its options; below 48rem the panel goes under them.
  *
  * @internal
  */
@@ -60,6 +62,24 @@ label.option:has(input[aria-disabled="true"]) { opacity: 0.55; cursor: not-allow
 button:disabled { cursor: default; opacity: 0.6; }
 .notify { margin-bottom: 0.75rem; }
 .sending { color: var(--muted); margin: 0.75rem 0 0; }
+main:has(.has-preview) { max-width: 72rem; }
+.choices { display: grid; gap: 0.75rem; margin-bottom: 0.75rem; }
+.choices .options { margin-bottom: 0; align-content: start; }
+@media (min-width: 48rem) { .choices { grid-template-columns: minmax(0, 1fr) minmax(0, 1.25fr); align-items: start; } }
+.preview { min-width: 0; border: 1px solid var(--line); border-radius: 10px; background: var(--bg); }
+.preview-title { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.5rem; margin: 0;
+  padding: 0.4rem 0.75rem; border-bottom: 1px solid var(--line); font-size: 0.9rem; font-weight: 600; }
+.preview-pick { font: inherit; font-size: 1rem; font-weight: normal; color: inherit; background: var(--card);
+  border: 1px solid var(--line); border-radius: 8px; min-height: 44px; max-width: 100%; min-width: 0; padding: 0 0.5rem; }
+.preview-body { margin: 0; padding: 0.75rem; max-height: 24rem; overflow: auto; white-space: pre-wrap;
+  overflow-wrap: anywhere; font: 0.85rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+@media (max-width: 48rem) { .preview-body { max-height: 16rem; } }
+.preview-none { color: var(--muted); font-family: system-ui, sans-serif; }
+.review { list-style: none; margin: 0 0 0.75rem; padding: 0; display: grid; gap: 0.5rem; }
+.review-row { width: 100%; text-align: left; display: grid; gap: 0.15rem; }
+.review-question { color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
+.review-answer { font-weight: 600; overflow-wrap: anywhere; }
+.review-note { margin-top: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 @media (max-width: 30rem) { main { padding: 0.6rem; } .actions { justify-content: stretch; } .actions button { flex: 1; } .actions .primary { flex-basis: 100%; } }

@@ -18,7 +18,8 @@ export const randomToken = (): string => randomBytes(32).toString("base64url")
 
 const isWildcard = (host: string) => host === "0.0.0.0" || host === "::" || host === ""
 
-const isLoopback = (host: string) =>
+/** Whether a bind address is loopback only (`localhost`, `127.x.x.x`, `::1`). */
+export const isLoopback = (host: string) =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
 
 /** `::1` -> `[::1]`: the form an IPv6 address takes in a URL and a Host header. */

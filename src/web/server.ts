@@ -23,10 +23,11 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Sse from "effect/encoding/Sse"
 import { type Answerer, isAnswerableBy } from "../Answerer.js"
+import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 import { checkAnswer, checkAnswerer } from "../AskValidation.js"
 import { AskCancelled } from "../UserInteractionError.js"
 import { markAnswerer, type ProviderAnswer } from "../UserInteractionProvider.js"
-import { webPage } from "./page.js"
+import { webPage, type WebPageOptions } from "./page.js"
 import type { Entry, PendingTable, Shows, WebEvent } from "./pending.js"
 import type { IncomingMessage } from "node:http"
 import { authenticateChallenge, hostLinesProblem, maxBodyBytes, originAllowed } from "./security.js"
@@ -107,7 +108,7 @@ const readJson = Effect.gen(function*() {
 })
 
 /** The routes, as one `effect/http` handler, and the `Allow` value of each path they take. */
-const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest) =>
+const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest, pageOptions: WebPageOptions) =>
   Effect.gen(function*() {
     const answerer = Effect.flatMap(HttpServerRequest.HttpServerRequest, answererOf)
     const router = yield* HttpRouter.make
@@ -124,7 +125,7 @@ const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest) =>
       return router.add(method, path, handler)
     }
     // Read now, so a package built without its page fails at start-up, not on the first visit.
-    const page = yield* Effect.sync(webPage)
+    const page = yield* Effect.sync(() => webPage(pageOptions))
 
     yield* add("GET", "/", () =>
       Effect.succeed(HttpServerResponse.html(page.html).pipe(
@@ -197,10 +198,11 @@ const unrouted = (allow: string | undefined, method: string) =>
 
 /**
  * The whole application: the gate, then the routes; every response carries
- * the security headers, and an unknown path is a JSON 404.
+ * the security headers, and an unknown path is a JSON 404. `pageOptions`
+ * change what the page does (its review before submit).
  */
-export const makeWebApp = (table: PendingTable, options: WebAppOptions) =>
-  Effect.map(makeRoutes(table, options.answerer), (routes) =>
+export const makeWebApp = (table: PendingTable, options: WebAppOptions, pageOptions: WebPageOptions = {}) =>
+  Effect.map(makeRoutes(table, options.answerer, pageOptions), (routes) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const headers = request.headers

@@ -1,7 +1,11 @@
 /**
  * The answer page's script (runs in the browser; compiled by `tsc` with the
  * rest of the package and inlined into the page by the web provider, under a
- * Content-Security-Policy hash).
+ * Content-Security-Policy hash, joined with the modules it imports: decision
+ * 115). Its parts live beside it: `dom.ts` (model text into the document),
+ * `choices.ts` (a question's options, the recommended one, `preview.ts`),
+ * `textAnswer.ts` (text and password fields), `review.ts` (the review before
+ * submit, when the provider turns it on).
  *
  * It keeps the pending requests it hears about over Server-Sent Events, shows
  * one question of one request at a time and posts the answer. Model text only
@@ -23,30 +27,18 @@
  * keystroke meant for one request must not answer another.
  */
 
-interface PageOption {
-  readonly label: string
-  readonly description?: string
-}
-interface PageQuestion {
-  readonly id: string
-  readonly question: string
-  readonly header?: string
-  readonly options?: ReadonlyArray<PageOption>
-  readonly multiSelect?: boolean
-}
-interface PendingRequest {
-  readonly id: string
-  readonly request: { readonly questions: ReadonlyArray<PageQuestion>; readonly agent?: { readonly id: string; readonly name?: string } }
-  readonly askedAt: string
-}
-interface AnswerItem {
-  readonly id: string
-  readonly selected: ReadonlyArray<string>
-  readonly custom?: string
-}
+import { choices } from "./choices.js"
+import { type Child, h, model, modelIn, shown } from "./dom.js"
+import { review } from "./review.js"
+import { freeText, type Step, textBox } from "./textAnswer.js"
+import type { AnswerItem, PageQuestion, PendingRequest } from "./wire.js"
+
+/** How far the person got in one request: the question on screen (or, one past the last, the review) and the answers given. */
 interface Progress {
   index: number
   readonly answers: Map<string, AnswerItem>
+  /** The question on screen was chosen from the review: answering it returns there. */
+  revising: boolean
 }
 /** The `resolved` event: `where`/`settled` when another surface of a fan-out settled it. */
 interface Resolved {
@@ -70,6 +62,8 @@ interface Closing {
 }
 
 const token = new URLSearchParams(location.search).get("token") ?? ""
+/** The provider's `review` option, which the server writes into the page as a meta element. */
+const reviewBeforeSubmit = document.querySelector('meta[name="review-before-submit"]')?.getAttribute("content") === "on"
 const pending = new Map<string, PendingRequest>()
 const progress = new Map<string, Progress>()
 let currentId: string | undefined
@@ -103,71 +97,6 @@ const connection = byId("connection")
 const announcer = byId("announcer")
 const alertBox = byId("alert")
 
-type Child = Node | string
-/** Builds an element; text goes in as text nodes, so nothing is parsed as HTML. */
-const h = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  ...children: ReadonlyArray<Child>
-): HTMLElementTagNameMap[K] => {
-  const element = document.createElement(tag)
-  for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, value)
-  for (const child of children) element.append(typeof child === "string" ? document.createTextNode(child) : child)
-  return element
-}
-
-/**
- * The characters the terminal shows as escapes (`internal/sanitize.ts`): every
- * control and format character (BiDi controls, zero-width characters and
- * direction marks among them), the other invisible ones, lone surrogates, and
- * variation selectors where they only hide. The server puts it before this
- * script.
- */
-declare const inertPattern: RegExp
-
-/** The visible escape of one such character, as the terminal writes it: `\x1b`, `\u200b`, `\u{e0041}`. */
-const escapeOf = (char: string): string => {
-  const code = char.codePointAt(0) ?? 0
-  const hex = code.toString(16)
-  return code <= 0xff ? `\\x${hex.padStart(2, "0")}` : code <= 0xffff ? `\\u${hex.padStart(4, "0")}` : `\\u{${hex}}`
-}
-
-/**
- * Model text as plain text (a notification, an accessible name): each of
- * those characters replaced by its escape. Hidden, two labels that differ
- * only by them would look alike ("ye\u200bs" and "yes"); raw, an explicit
- * bidi control would reorder the page around it: Chromium feeds a `<bdi>` (or
- * `dir="auto"`) to the bidi algorithm as FSI … PDI, so the model's own PDI
- * closes it early and an override after it runs on over the page's words
- * ("Bob\u2069\u202e asks" read "Bobsksa"). Display only: an answer carries its
- * labels as the model sent them.
- */
-const shown = (text: string): string => text.replace(inertPattern, escapeOf)
-
-/**
- * Model text as page content: as `shown`, each escape in a box of its own,
- * so that an escaped character never reads like the same text typed
- * ("ye\\u200bs" is not "ye\u200bs").
- */
-const shownNodes = (text: string): Array<Child> => {
-  const nodes: Array<Child> = []
-  let from = 0
-  for (const match of text.matchAll(inertPattern)) {
-    if (match.index > from) nodes.push(text.slice(from, match.index))
-    nodes.push(h("span", { class: "escape" }, escapeOf(match[0])))
-    from = match.index + match[0].length
-  }
-  if (from < text.length) nodes.push(text.slice(from))
-  return nodes
-}
-
-/** Model text, shown and isolated: its direction cannot leak into the page's words around it. */
-const model = (text: string) => h("bdi", {}, ...shownNodes(text))
-
-/** Model text as an element's whole content, shown and isolated, its direction its own. */
-const modelIn = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, text: string) =>
-  h(tag, { dir: "auto", ...attrs }, ...shownNodes(text))
-
 const announce = (...message: ReadonlyArray<Child>) => {
   // Clearing first makes a repeated message count as a change.
   announcer.textContent = ""
@@ -179,8 +108,6 @@ const showAlert = (...message: ReadonlyArray<Child>) => {
   alertBox.replaceChildren(...message)
 }
 
-const recommended = /\s*\(recommended\)\s*$/i
-
 const api = (path: string, body?: unknown) =>
   fetch(path, {
     method: body === undefined ? "GET" : "POST",
@@ -191,7 +118,7 @@ const api = (path: string, body?: unknown) =>
 const progressOf = (id: string): Progress => {
   let found = progress.get(id)
   if (found === undefined) {
-    found = { index: 0, answers: new Map() }
+    found = { index: 0, answers: new Map(), revising: false }
     progress.set(id, found)
   }
   return found
@@ -309,37 +236,6 @@ const notifyArrival = (entry: PendingRequest) => {
   })
 }
 
-/** Arrow keys, Home and End move between the options of one question. */
-const roving = (items: ReadonlyArray<HTMLElement>, onEnter?: () => void) => (event: KeyboardEvent) => {
-  const at = items.indexOf(event.target as HTMLElement)
-  if (at < 0) return
-  let next: number | undefined
-  if (event.key === "ArrowDown" || event.key === "ArrowRight") next = (at + 1) % items.length
-  else if (event.key === "ArrowUp" || event.key === "ArrowLeft") next = (at - 1 + items.length) % items.length
-  else if (event.key === "Home") next = 0
-  else if (event.key === "End") next = items.length - 1
-  else if (event.key === "Enter" && onEnter !== undefined) {
-    event.preventDefault()
-    onEnter()
-    return
-  }
-  if (next === undefined) return
-  event.preventDefault()
-  items[next]?.focus()
-}
-
-/** A single-line text box where Enter hands over non-empty text. */
-const textBox = (attrs: Record<string, string>, onText: (text: string) => void) => {
-  const input = h("input", { type: "text", autocomplete: "off", ...attrs })
-  input.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter") return
-    event.preventDefault()
-    const text = input.value
-    if (text.trim() !== "") onText(text)
-  })
-  return input
-}
-
 const emptyText = "No questions are waiting. New ones appear here as they arrive."
 
 /**
@@ -399,10 +295,11 @@ const renderQuestion = (landing: Landing = "first") => {
   }
   const state = progressOf(entry.id)
   const questions = entry.request.questions
+  if (state.index === questions.length) return renderReview(entry, state)
   const question = questions[state.index]
   if (question === undefined) return
   const total = questions.length
-  const isLast = state.index === total - 1
+  const step = stepOf(entry, state)
   const options = question.options ?? []
   const previous = state.answers.get(question.id)
 
@@ -420,84 +317,35 @@ const renderQuestion = (landing: Landing = "first") => {
   let focusAnswer: HTMLElement | undefined
   let primary: HTMLButtonElement | undefined
   if (options.length === 0) {
-    const input = textBox(
-      { "aria-labelledby": "question-text", enterkeyhint: isLast ? "done" : "next", class: "text" },
-      (text) => record(question, { id: question.id, selected: [], custom: text })
-    )
-    if (previous?.custom !== undefined) input.value = previous.custom
-    parts.push(input)
-    focusFirst = input
-    // Enter is not the only way: a person on a phone, or who does not guess it, has a button.
-    primary = h("button", { type: "button", class: "primary" }, isLast ? "Submit" : "Next")
-    const canSend = () => {
-      primary!.disabled = input.value.trim() === ""
-    }
-    input.addEventListener("input", canSend)
-    canSend()
-    primary.addEventListener("click", () => {
-      if (input.value.trim() !== "") record(question, { id: question.id, selected: [], custom: input.value })
-    })
+    const field = freeText(question, () => state.answers.get(question.id), step, (item) => record(question, item))
+    parts.push(...field.parts)
+    focusFirst = field.input
+    primary = field.primary
   } else {
-    const items: Array<HTMLElement> = []
-    const boxes: Array<HTMLInputElement> = []
-    const group = h("div", { role: "group", "aria-labelledby": "question-text", class: "options" })
-    options.forEach((option, i) => {
-      const isRecommended = recommended.test(option.label)
-      const bare = isRecommended ? option.label.replace(recommended, "") : option.label
-      const descId = `option-${i}-description`
-      // Its accessible name is the label as shown, so what is heard matches what is read.
-      const name = shown(option.label)
-      const body: Array<Node> = [modelIn("span", { class: "option-label" }, bare === "" ? option.label : bare)]
-      if (isRecommended) body.push(h("span", { class: "badge" }, "Recommended"))
-      if (option.description !== undefined && option.description !== "") {
-        body.push(modelIn("span", { class: "option-description", id: descId }, option.description))
-      }
-      const describedBy = option.description ? { "aria-describedby": descId } : {}
-      if (question.multiSelect === true) {
-        const box = h("input", { type: "checkbox", "aria-label": name, ...describedBy })
-        box.checked = previous?.selected.includes(option.label) ?? false
-        boxes.push(box)
-        items.push(box)
-        group.append(h("label", { class: "option" }, box, h("span", { class: "option-body" }, ...body)))
-      } else {
-        // A toggle button: after "Back", a screen reader hears which option was chosen.
-        const pressed = previous?.selected[0] === option.label ? "true" : "false"
-        const button = h("button", {
-          type: "button",
-          class: "option",
-          "aria-label": name,
-          "aria-pressed": pressed,
-          ...describedBy
-        }, ...body)
-        button.addEventListener("click", () => record(question, { id: question.id, selected: [option.label] }))
-        if (pressed === "true") focusAnswer = button
-        items.push(button)
-        group.append(button)
-      }
-    })
-    parts.push(group)
+    const submitMulti = () => {
+      const text = other.value
+      if (text.trim() !== "") return record(question, { id: question.id, selected: [], custom: text })
+      record(question, { id: question.id, selected: options.filter((_, i) => list.boxes[i]?.checked).map((o) => o.label) })
+    }
+    const list = choices(question, previous, (label) => record(question, { id: question.id, selected: [label] }), submitMulti)
+    parts.push(list.element)
     const other = textBox(
-      { "aria-label": "Other", placeholder: "Other…", enterkeyhint: isLast ? "done" : "next", class: "text other" },
+      { "aria-label": "Other", placeholder: "Other…", enterkeyhint: step.hint, class: "text other" },
       (text) => record(question, { id: question.id, selected: [], custom: text })
     )
+    focusAnswer = list.chosen
     if (previous?.custom !== undefined) {
       other.value = previous.custom
       focusAnswer = other
     }
     parts.push(other)
-    if (question.multiSelect === true) parts.push(otherReplacesTicks(other, boxes))
-    const submitMulti = () => {
-      const text = other.value
-      if (text.trim() !== "") return record(question, { id: question.id, selected: [], custom: text })
-      record(question, { id: question.id, selected: options.filter((_, i) => boxes[i]?.checked).map((o) => o.label) })
-    }
-    group.addEventListener("keydown", roving(items, question.multiSelect === true ? submitMulti : undefined))
+    if (question.multiSelect === true) parts.push(otherReplacesTicks(other, list.boxes))
     if (question.multiSelect === true) {
-      primary = h("button", { type: "button", class: "primary" }, isLast ? "Submit" : "Next")
+      primary = h("button", { type: "button", class: "primary" }, step.name)
       primary.addEventListener("click", submitMulti)
     } else {
       // Choosing an option sends it; Other text needs a button too, for a person who does not press Enter.
-      const send = h("button", { type: "button", class: "primary" }, isLast ? "Submit" : "Next")
+      const send = h("button", { type: "button", class: "primary" }, step.name)
       const follow = () => {
         send.hidden = other.value.trim() === ""
       }
@@ -508,8 +356,7 @@ const renderQuestion = (landing: Landing = "first") => {
       })
       primary = send
     }
-    focusFirst = items[0]
-    focusAnswer ??= boxes.find((box) => box.checked)
+    focusFirst = list.start
   }
 
   const actions = h("div", { class: "row actions" })
@@ -533,6 +380,36 @@ const renderQuestion = (landing: Landing = "first") => {
   if (landing === "heading") document.getElementById("question-text")?.focus()
   else ((landing === "answer" ? focusAnswer : undefined) ?? focusFirst)?.focus()
   announce(`Question ${state.index + 1} of ${total}: `, model(question.question))
+}
+
+/** Whether this request ends with a review: the provider asked for one, and it has two questions or more. */
+const reviews = (entry: PendingRequest) => reviewBeforeSubmit && entry.request.questions.length >= 2
+
+/**
+ * Where the question on screen leads once answered: the next question
+ * ("Next"), the review ("Review": after the last question, or any question
+ * chosen from the review), or the answer's sending ("Submit").
+ */
+const stepOf = (entry: PendingRequest, state: Progress): Step => {
+  const last = state.index === entry.request.questions.length - 1
+  if (reviews(entry) && (last || state.revising)) return { name: "Review", hint: "next" }
+  return last ? { name: "Submit", hint: "done" } : { name: "Next", hint: "next" }
+}
+
+/** The review of a request's answers; the focus goes to "Submit", so Enter sends. */
+const renderReview = (entry: PendingRequest, state: Progress) => {
+  const screen = review(entry.request.questions, state.answers, {
+    edit: (index) => {
+      state.index = index
+      state.revising = true
+      renderQuestion("answer")
+    },
+    submit: () => void submit(entry, state),
+    cancel: () => void cancelCurrent()
+  })
+  card.replaceChildren(h("p", { class: "asker" }, model(agentName(entry)), " asks"), ...screen.parts)
+  screen.submit.focus()
+  announce("Review your answers, then submit.")
 }
 
 /**
@@ -577,7 +454,15 @@ const record = (question: PageQuestion, item: AnswerItem) => {
   if (entry === undefined) return
   const state = progressOf(entry.id)
   state.answers.set(question.id, item)
-  if (state.index < entry.request.questions.length - 1) {
+  const last = entry.request.questions.length - 1
+  if (reviews(entry) && (state.revising || state.index === last)) {
+    // Past the last question: the review.
+    state.index = last + 1
+    state.revising = false
+    renderQuestion()
+    return
+  }
+  if (state.index < last) {
     state.index++
     renderQuestion()
     return
@@ -671,6 +556,7 @@ const submit = (entry: PendingRequest, state: Progress) =>
       } else if (response.status === 422) {
         const body = await response.json().catch(() => ({})) as { message?: string }
         state.index = 0
+        state.revising = false
         renderQuestion()
         // The server's message quotes the labels sent, which are model text.
         showAlert("The answer was refused: ", model(body.message ?? "it breaks the answer rules"))
