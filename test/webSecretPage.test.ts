@@ -6,12 +6,14 @@
  * (Host, Origin, body type and size) in front; model text shown as text.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Redacted, Scope } from "effect"
+import { Effect, Exit, Fiber, Redacted, Schema, Scope } from "effect"
 import { type AskUserQuestionItem, type AskUserQuestionRequest, SecretPage } from "effect-user-interaction"
 import { WebSecretPage } from "effect-user-interaction/web"
 import { request as httpsRequest } from "node:https"
 import { type Browser, chromium } from "playwright-core"
 import { generate } from "selfsigned"
+import { hasUnsafe, sanitize } from "../src/internal/sanitize.js"
+import { formPage, htmlText } from "../src/web/secretPageHtml.js"
 import { addressOf, openPage, postSecret } from "./support/secretPageClient.js"
 import { send } from "./support/webClient.js"
 
@@ -244,6 +246,28 @@ describe("WebSecretPage", () => {
       const opened = yield* page.open(token, request)
       expect((yield* Effect.promise(() => openPage(opened.url))).status).toBe(200)
     }).pipe(Effect.provide(WebSecretPage.layer())))
+})
+
+describe("model text on the secret page", () => {
+  const unescape = (html: string) =>
+    html.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'" })[name]!)
+
+  it.prop(
+    "is inert whatever it holds: no markup character, no control or invisible one, and it reads back as the terminal shows it",
+    { text: Schema.String },
+    ({ text }) => {
+      const html = htmlText(text)
+      expect(html).not.toMatch(/[<>"']/)
+      expect(html.replace(/&(amp|lt|gt|quot|#39);/g, "")).not.toContain("&")
+      expect(hasUnsafe(html)).toBe(false)
+      expect(unescape(html)).toBe(sanitize(text))
+      // The page around it keeps its own markup only.
+      const page = formPage({ id: "q", question: `${text}?`, secret: true }, { questions: [] }).html
+      expect(page.match(/<label/g)).toHaveLength(1)
+      expect(page.match(/<input/g)).toHaveLength(1)
+    },
+    { arbitrary: { runs: 1000 } }
+  )
 })
 
 describe("WebSecretPage in Chromium", () => {
