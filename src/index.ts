@@ -48,3 +48,4 @@ export {
   UserInteractionErrorJson
 } from "./AskUserQuestionTool.js"
 export { FanoutProvider } from "./FanoutProvider.js"
+export { type OpenSecretPage, SecretPage } from "./SecretPage.js"

@@ -31,9 +31,10 @@ export const waitFor = (predicate: () => boolean, what: string, boundMillis = 10
 export const neverAnswers: Answerer = ({ signal }) =>
   new Promise((_, reject) => signal.addEventListener("abort", () => reject(acp.RequestError.requestCancelled())))
 
-/** The SDK client app with a scripted elicitation handler; `seen` records what it was sent. */
+/** The SDK client app with a scripted elicitation handler; `seen` records what it was sent, `completed` the URL-mode elicitations it was told are done. */
 export const scriptedClient = (answer: Answerer) => {
   const seen: Array<Seen> = []
+  const completed: Array<string> = []
   const updates: Array<acp.SessionNotification> = []
   const app = acp.client({ name: "test-client" })
     .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => {
@@ -44,16 +45,25 @@ export const scriptedClient = (answer: Answerer) => {
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params)
     })
-  return { app, seen, updates }
+    .onNotification(acp.methods.client.elicitation.complete, ({ params }) => {
+      completed.push(params.elicitationId)
+    })
+  return { app, seen, completed, updates }
 }
 
 /** Who the test client says it is at `initialize`: its answers are `acp:test-client`'s. */
 export const clientInfo = { name: "test-client", title: "Test Client", version: "1.0.0" }
 
-/** The client's `initialize` params, with or without form elicitation. */
-export const initializeParams = (form: boolean): acp.InitializeRequest => ({
+/** Which elicitation modes a client declares: form only (the default), URL only, or both. */
+export interface Modes {
+  readonly form?: boolean
+  readonly url?: boolean
+}
+
+/** The client's `initialize` params, with form elicitation, URL mode, or both (form alone when not told; URL alone without form). */
+export const initializeParams = (form: boolean, url = !form): acp.InitializeRequest => ({
   protocolVersion: acp.PROTOCOL_VERSION,
-  clientCapabilities: form ? { elicitation: { form: {} } } : { elicitation: { url: {} } },
+  clientCapabilities: { elicitation: { ...(form ? { form: {} } : {}), ...(url ? { url: {} } : {}) } },
   clientInfo
 })
 
@@ -83,7 +93,7 @@ export const pipePair = () => {
  * A bare agent (it records the client's capabilities) connected to a
  * scripted client in the same process; both are closed with the scope.
  */
-export const inProcess = (answer: Answerer, options: { readonly form?: boolean } = {}) =>
+export const inProcess = (answer: Answerer, options: Modes = {}) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       let capabilities: acp.ClientCapabilities | undefined
@@ -98,11 +108,12 @@ export const inProcess = (answer: Answerer, options: { readonly form?: boolean }
       const streams = pipePair()
       const agent = agentApp.connect(streams.agent)
       const connection = client.app.connect(streams.client)
-      await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true))
+      await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true, options.url))
       return {
         agent,
         connection,
         seen: client.seen,
+        completed: client.completed,
         updates: client.updates,
         capabilities,
         clientInfo: declared,
@@ -200,12 +211,12 @@ const chunksOf = (updates: ReadonlyArray<acp.SessionNotification>, sessionId: st
  * without form elicitation), able to open sessions and prompt them. Closed
  * with the scope.
  */
-export const driveAgent = (stream: acp.Stream, answer: Answerer, options: { readonly form?: boolean } = {}) =>
+export const driveAgent = (stream: acp.Stream, answer: Answerer, options: Modes = {}) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = scriptedClient(answer)
       const connection = client.app.connect(stream)
-      await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true))
+      await connection.agent.request(acp.methods.agent.initialize, initializeParams(options.form ?? true, options.url))
       const newSession = () =>
         Effect.promise(() =>
           connection.agent.request(acp.methods.agent.session.new, { cwd: process.cwd(), mcpServers: [] })
@@ -222,7 +233,7 @@ export const driveAgent = (stream: acp.Stream, answer: Answerer, options: { read
         })
       const cancel = (sessionId: string) =>
         Effect.promise(() => connection.agent.notify(acp.methods.agent.session.cancel, { sessionId }))
-      return { connection, seen: client.seen, updates: client.updates, newSession, prompt, cancel }
+      return { connection, seen: client.seen, completed: client.completed, updates: client.updates, newSession, prompt, cancel }
     }),
     ({ connection }) => Effect.sync(() => connection.close())
   )

@@ -22,7 +22,18 @@ import { brief } from "../src/internal/brief.js"
 import { causeOf, sdkRequestTimeoutMillis } from "../src/mcp/elicit.js"
 import { serveAskUser } from "../src/mcp/server.js"
 import { toContent20250618 } from "../src/mcp/form20250618.js"
-import { connectClient, type Era, eras, type Human, inProcess, rawClient, recordedPair, type Reply, waitFor } from "./support/mcpClient.js"
+import {
+  connectClient,
+  connectedServer,
+  type Era,
+  eras,
+  type Human,
+  inProcess,
+  rawClient,
+  recordedPair,
+  type Reply,
+  waitFor
+} from "./support/mcpClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
 
 const accept = (content: Record<string, unknown>): Reply => ({ action: "accept", content })
@@ -411,17 +422,7 @@ describe("McpProvider timing (fake timers drive the SDK's and the seam's timers)
 })
 
 describe("McpProvider under the seam", () => {
-  const connected = (human?: Human) =>
-    Effect.gen(function*() {
-      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
-      const server = new McpServer({ name: "host", version: "1.0.0" })
-      yield* Effect.acquireRelease(
-        Effect.promise(() => server.connect(serverTransport)),
-        () => Effect.promise(() => server.close())
-      )
-      const client = yield* connectClient(clientTransport, human === undefined ? {} : { human })
-      return { server, client, clientTransport }
-    })
+  const connected = (human?: Human) => connectedServer(human === undefined ? {} : { human })
 
   it.live("an aborted request signal interrupts the elicitation: AskAborted, and the client sees the cancel", () =>
     Effect.gen(function*() {

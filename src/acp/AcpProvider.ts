@@ -18,12 +18,19 @@
  * around the ask (it also carries the `toolCallId`), else the request's
  * `agent.id` as the `sessionId`. Without either the ask fails
  * `ProviderFailed` and nothing is sent; when the client did not advertise
- * `clientCapabilities.elicitation.form`, or a question is secret (which
- * needs a secret page, not a form), it fails `ProviderFailed` with no form
- * sent, shown in its session as a tool call that failed. Answers, cancels
- * and declines are the client's, `acp:<clientInfo.name>`; an ask whose
- * `answerableBy` does not allow it fails `NotAuthorized` before any tool
- * call or form.
+ * `clientCapabilities.elicitation.form` (for questions that are not
+ * secret), or a question is secret and the provider has no `secretPage` or
+ * the client no `clientCapabilities.elicitation.url`, it fails
+ * `ProviderFailed` with nothing sent, shown in its session as a tool call
+ * that failed. Answers, cancels and declines are the client's,
+ * `acp:<clientInfo.name>`; an ask whose `answerableBy` does not allow it
+ * fails `NotAuthorized` before any tool call or form.
+ *
+ * A secret question never goes in a form: the other questions are asked in
+ * one form, then each secret question on its own one-time page (see
+ * `SecretPage`), through a URL-mode elicitation pointing at it; the client
+ * only says whether the human went there, and is told `elicitation/complete`
+ * once the page has the answer.
  *
  * @since 0.1.0
  */
@@ -36,13 +43,18 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { formRefusal } from "../ElicitationForm.js"
+import { askWithSecretPages, hasSecrets } from "../internal/secretAsk.js"
+import type { SecretPage } from "../SecretPage.js"
 import {
+  awaitInSession,
   elicitationParams,
   outcomeOf,
   type PendingForm,
   sendElicitation,
   SessionCancelled,
-  type SessionScope
+  type SessionScope,
+  urlElicitationParams,
+  urlOutcomeOf
 } from "./elicit.js"
 import { toolCallFinished, toolCallStarted } from "./toolCall.js"
 import { askAs, clientAnswerer } from "../internal/answeredBy.js"
@@ -53,8 +65,12 @@ import {
   AskTimeout,
   type HarnessError,
   ProviderClosed,
-  ProviderFailed
+  ProviderFailed,
+  type UserInteractionError
 } from "../UserInteractionError.js"
+
+/** How an elicitation (or a wait for a secret page) of a session can end other than with its result. */
+type SessionFailure = ProviderFailed | AskCancelled | ProviderClosed | SessionCancelled
 
 /**
  * The ACP session (and tool call) an ask belongs to, set around the ask with
@@ -102,6 +118,12 @@ export interface AcpProviderOptions {
    * `session/cancel`) before it cancels them on the wire. Default 500 ms.
    */
   readonly cancelGrace?: Duration.Input | undefined
+  /**
+   * Where secret questions are answered (for example `WebSecretPage`);
+   * without one, a request with a secret question fails `PROVIDER_FAILED`
+   * before anything is sent (since 0.3.0).
+   */
+  readonly secretPage?: SecretPage["Service"] | undefined
 }
 
 /**
@@ -155,8 +177,21 @@ export class AcpProvider extends Context.Service<AcpProvider, {
       let closed = false
       let toolCalls = 0
       const supportsForm = options.clientCapabilities?.elicitation?.form != null
+      const supportsUrl = options.clientCapabilities?.elicitation?.url != null
+      const { secretPage } = options
       const withoutForm = () =>
         new ProviderFailed({ message: "The ACP client does not support form elicitation (clientCapabilities.elicitation.form)." })
+      /** Why a request cannot be asked of this client, if it cannot: forms for what is not secret, a page and URL mode for what is. */
+      const refusalOf = (request: AskUserQuestionRequest): ProviderFailed | undefined => {
+        if (!supportsForm && request.questions.some((question) => question.secret !== true)) return withoutForm()
+        if (secretPage === undefined) return formRefusal(request, "ACP")
+        const secret = request.questions.find((question) => question.secret === true)
+        if (secret === undefined || supportsUrl) return undefined
+        return new ProviderFailed({
+          message: `The question "${secret.id}" is secret and needs a secret page, but the ACP client cannot open one: ` +
+            "it did not advertise clientCapabilities.elicitation.url; nothing was sent."
+        })
+      }
       // Each session's pending elicitations, for `cancelSession`.
       const pending = new Map<string, Set<PendingForm>>()
       const formsOf = (sessionId: string) => {
@@ -173,26 +208,61 @@ export class AcpProvider extends Context.Service<AcpProvider, {
       const update = (sessionId: string, update: acp.SessionUpdate) =>
         void client.notify(acp.methods.client.session.update, { sessionId, update }).catch(() => undefined)
 
-      const askOnForm = (request: AskUserQuestionRequest, scope: SessionScope, own: boolean) => {
-        // Set once the form is in its session's set (and, for an own tool call, announced).
-        let sent: PendingForm | undefined
-        return sendElicitation(client, elicitationParams(request, scope), formsOf(scope.sessionId), (form) => {
-          sent = form
-          if (own) update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
-        }).pipe(
-          Effect.flatMap((response) => outcomeOf(request, response)),
+      /**
+       * Runs one ask of the session, whose elicitations (and waits for a secret page) go out
+       * through `send` and `hold`: its own tool call is announced before the first of them and
+       * reported once when the ask ends.
+       */
+      const inSession = <E extends UserInteractionError | SessionCancelled>(
+        request: AskUserQuestionRequest,
+        scope: SessionScope,
+        own: boolean,
+        body: (
+          send: (params: acp.CreateElicitationRequest) => Effect.Effect<acp.CreateElicitationResponse, SessionFailure>,
+          hold: <A>(wait: Effect.Effect<A, ProviderClosed>) => Effect.Effect<A, SessionFailure>
+        ) => Effect.Effect<AskUserQuestionAnswer, E>
+      ) => {
+        // Each entry once it is in its session's set (the first one announces an own tool call).
+        const sent: Array<PendingForm> = []
+        const track = (form: PendingForm) => {
+          if (own && sent.length === 0) update(scope.sessionId, toolCallStarted(request, scope.toolCallId))
+          sent.push(form)
+        }
+        return body(
+          (params) => sendElicitation(client, params, formsOf(scope.sessionId), track),
+          (wait) => awaitInSession(wait, formsOf(scope.sessionId), track)
+        ).pipe(
           Effect.onExit((exit) =>
             Effect.sync(() => {
               forget(scope.sessionId)
               // Not announced, or the client cancelled the session (it marks the turn's tool calls itself,
               // whatever ended the ask after that): nothing to report.
-              if (!own || sent === undefined || sent.cancelledByClient !== undefined) return
+              if (!own || sent.length === 0 || sent.some((form) => form.cancelledByClient !== undefined)) return
               update(scope.sessionId, toolCallFinished(scope.toolCallId, finalOutcome(exit)))
             })
           ),
-          Effect.mapError((error) => error instanceof SessionCancelled ? error.error : error)
+          // A session's cancel, for the seam, is the client's cancel of the ask.
+          Effect.mapError((error): UserInteractionError => error instanceof SessionCancelled ? error.error : error as UserInteractionError)
         )
       }
+
+      const askOnForm = (request: AskUserQuestionRequest, scope: SessionScope, own: boolean) =>
+        inSession(request, scope, own, (send) =>
+          Effect.flatMap(send(elicitationParams(request, scope)), (response) => outcomeOf(request, response)))
+
+      /** The questions that are not secret in one form, then each secret one on its own page. */
+      const askWithPages = (request: AskUserQuestionRequest, scope: SessionScope, own: boolean, page: SecretPage["Service"]) =>
+        inSession(request, scope, own, (send, hold) =>
+          askWithSecretPages(request, page, {
+            form: (asked) => Effect.flatMap(send(elicitationParams(asked, scope)), (response) => outcomeOf(asked, response)),
+            url: (elicitation) => Effect.flatMap(send(urlElicitationParams(elicitation, scope)), urlOutcomeOf),
+            completed: (elicitation) =>
+              Effect.sync(() =>
+                void client.notify(acp.methods.client.elicitation.complete, { elicitationId: elicitation.elicitationId })
+                  .catch(() => undefined)
+              ),
+            awaitValue: hold
+          }))
 
       /**
        * An ask no form can carry (the client has no forms, or a question is secret) still shows in
@@ -217,8 +287,7 @@ export class AcpProvider extends Context.Service<AcpProvider, {
           const scope = sessionId === undefined || sessionId === ""
             ? undefined
             : { sessionId, toolCallId: callerToolCall ?? `ask_user_question_${++toolCalls}` }
-          if (!supportsForm) return refuse(request, scope, own, withoutForm())
-          const refused = formRefusal(request, "ACP")
+          const refused = refusalOf(request)
           if (refused !== undefined) return refuse(request, scope, own, refused)
           if (scope === undefined) {
             return Effect.fail(
@@ -227,7 +296,9 @@ export class AcpProvider extends Context.Service<AcpProvider, {
               })
             )
           }
-          return askOnForm(request, scope, own)
+          return secretPage !== undefined && hasSecrets(request)
+            ? askWithPages(request, scope, own, secretPage)
+            : askOnForm(request, scope, own)
         })
       // An ask the client may not settle is refused before any tool call or form.
       const ask: UserInteractionProvider["Service"]["ask"] = (request) => askAs(by, request, askInSession(request))

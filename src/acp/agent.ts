@@ -48,6 +48,7 @@ import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
 import { briefFailure } from "../internal/brief.js"
 import { markWellFormed } from "../internal/wellFormed.js"
+import type { SecretPage } from "../SecretPage.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, InvalidRequest, ProviderFailed, type UserInteractionError } from "../UserInteractionError.js"
 
@@ -61,6 +62,8 @@ export interface AcpAgentOptions {
   readonly version: string
   /** Told about every turn that ended in a failure (the command prints it on stderr). */
   readonly onFailure?: ((error: HarnessError) => void) | undefined
+  /** Where secret questions are answered; without one they fail `PROVIDER_FAILED`. */
+  readonly secretPage?: SecretPage["Service"] | undefined
 }
 
 /** The prompt's text: its text blocks, in order. */
@@ -152,7 +155,12 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
     const register = (client: acp.AgentContext, params: acp.InitializeRequest) =>
       Layer.buildWithScope(
         UserInteraction.layerWith(
-          AcpProvider.layer({ client, clientCapabilities: params.clientCapabilities, clientInfo: params.clientInfo }),
+          AcpProvider.layer({
+            client,
+            clientCapabilities: params.clientCapabilities,
+            clientInfo: params.clientInfo,
+            secretPage: options.secretPage
+          }),
           options.timeout === undefined ? {} : { timeout: options.timeout }
         ),
         seamScope

@@ -7,10 +7,12 @@
  */
 import * as acp from "@agentclientprotocol/sdk"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
+import type { UrlElicitation } from "../internal/secretAsk.js"
 import { markChecked } from "../internal/wellFormed.js"
 import {
   AskCancelled,
@@ -25,6 +27,16 @@ export interface SessionScope {
   readonly sessionId: string
   readonly toolCallId: string
 }
+
+/** The URL-mode `elicitation/create` params pointing at a secret page, scoped to the session and tool call. */
+export const urlElicitationParams = (elicitation: UrlElicitation, scope: SessionScope): acp.CreateElicitationRequest => ({
+  sessionId: scope.sessionId,
+  toolCallId: scope.toolCallId,
+  mode: "url",
+  elicitationId: elicitation.elicitationId,
+  url: elicitation.url,
+  message: elicitation.message
+})
 
 /** The `elicitation/create` params for a request: its form, scoped to the session and tool call. */
 export const elicitationParams = (
@@ -75,6 +87,32 @@ type Failure = ProviderFailed | AskCancelled | ProviderClosed
 export class SessionCancelled extends Data.TaggedError("SessionCancelled")<{ readonly error: AskCancelled }> {}
 
 /**
+ * A pending entry for `forms` (not added yet): its `cancel` takes it out of
+ * the set and hands `stop` the failure (the session's cancel when
+ * `session/cancel` marked it, else `error`), and `markSettled` resolves its
+ * `settled`.
+ */
+const pendingEntry = (
+  forms: Set<PendingForm>,
+  stop: (failure: Failure | SessionCancelled, error: AskCancelled | ProviderClosed) => void
+): { readonly form: PendingForm; readonly markSettled: () => void } => {
+  let markSettled!: () => void
+  const form: PendingForm = {
+    cancel: (error) => {
+      if (!forms.delete(form)) return
+      markSettled()
+      const cancelled = form.cancelledByClient
+      stop(cancelled === undefined ? error : new SessionCancelled({ error: cancelled }), error)
+    },
+    cancelledByClient: undefined,
+    settled: new Promise<void>((resolve) => {
+      markSettled = resolve
+    })
+  }
+  return { form, markSettled: () => markSettled() }
+}
+
+/**
  * Sends the elicitation. `onSent` runs just before the request is queued,
  * with the form already in its session's set: what it queues (the tool
  * call's announcement) goes on the wire before the form, and an ask
@@ -105,20 +143,10 @@ export const sendElicitation = (
 ): Effect.Effect<acp.CreateElicitationResponse, Failure | SessionCancelled> =>
   Effect.callback((resume) => {
     const controller = new AbortController()
-    let markSettled!: () => void
-    const form: PendingForm = {
-      cancel: (error) => {
-        if (!forms.delete(form)) return
-        markSettled()
-        const cancelled = form.cancelledByClient
-        resume(Effect.fail(cancelled === undefined ? error : new SessionCancelled({ error: cancelled })))
-        controller.abort(error)
-      },
-      cancelledByClient: undefined,
-      settled: new Promise<void>((resolve) => {
-        markSettled = resolve
-      })
-    }
+    const { form, markSettled } = pendingEntry(forms, (failure, error) => {
+      resume(Effect.fail(failure))
+      controller.abort(error)
+    })
     const finish = (outcome: Result.Result<acp.CreateElicitationResponse, Failure>) => {
       if (!forms.delete(form)) return
       markSettled()
@@ -152,6 +180,34 @@ export const sendElicitation = (
     })
   })
 
+/**
+ * Waits for `value` (a secret page's answer, which the client never sees) as
+ * a pending entry of its session, as a form would be: `cancelSession` and
+ * the provider closing end it through the entry's `cancel`, and a value that
+ * arrives once `session/cancel` has marked the entry fails as that cancel.
+ * `onAdded` runs once the entry is in the set.
+ */
+export const awaitInSession = <A>(
+  value: Effect.Effect<A, ProviderClosed>,
+  forms: Set<PendingForm>,
+  onAdded: (form: PendingForm) => void
+): Effect.Effect<A, Failure | SessionCancelled> =>
+  Effect.suspend(() => {
+    const stopped = Deferred.makeUnsafe<never, Failure | SessionCancelled>()
+    const { form, markSettled } = pendingEntry(forms, (failure) => Deferred.doneUnsafe(stopped, Effect.fail(failure)))
+    forms.add(form)
+    onAdded(form)
+    return Effect.raceFirst(
+      Effect.flatMap(value, (taken) => {
+        const cancelled = form.cancelledByClient
+        return cancelled === undefined ? Effect.succeed(taken) : Effect.fail(new SessionCancelled({ error: cancelled }))
+      }),
+      Deferred.await(stopped)
+    ).pipe(Effect.ensuring(Effect.sync(() => {
+      if (forms.delete(form)) markSettled()
+    })))
+  })
+
 /** The `action` of a client's result, or `undefined` when the result is not a JSON object. */
 const actionOf = (response: unknown): unknown =>
   typeof response === "object" && response !== null && !Array.isArray(response)
@@ -175,7 +231,26 @@ export const clientReason = (response: unknown): string | undefined => {
 export const outcomeOf = (
   request: AskUserQuestionRequest,
   response: unknown
-): Effect.Effect<AskUserQuestionAnswer, InvalidAnswer | AskDeclined | AskCancelled | ProviderFailed> => {
+): Effect.Effect<AskUserQuestionAnswer, InvalidAnswer | AskDeclined | AskCancelled | ProviderFailed> =>
+  byAction(response, "form", (content) => {
+    const answer = fromElicitationContent(request, content)
+    return Result.isSuccess(answer) ? Effect.succeed(markChecked(answer.success, request)) : Effect.fail(answer.failure)
+  })
+
+/**
+ * The client's response to a URL-mode elicitation: accept says the human
+ * went to the secret page (the value comes from the page, so any content is
+ * ignored); the other actions end the ask as they do for a form.
+ */
+export const urlOutcomeOf = (response: unknown): Effect.Effect<void, AskDeclined | AskCancelled | ProviderFailed> =>
+  byAction(response, "secret page link", () => Effect.void)
+
+/** A response by its action: `accept` with its content, the others to the seam's errors, naming `what` was answered. */
+const byAction = <A, E>(
+  response: unknown,
+  what: string,
+  accept: (content: unknown) => Effect.Effect<A, E>
+): Effect.Effect<A, E | AskDeclined | AskCancelled | ProviderFailed> => {
   const action = actionOf(response)
   if (typeof action !== "string") {
     return Effect.fail(new ProviderFailed({
@@ -187,21 +262,19 @@ export const outcomeOf = (
   const reason = clientReason(response)
   const because = reason === undefined ? "" : `: ${reason}`
   switch (action) {
-    case "accept": {
-      const answer = fromElicitationContent(request, content)
-      return Result.isSuccess(answer) ? Effect.succeed(markChecked(answer.success, request)) : Effect.fail(answer.failure)
-    }
+    case "accept":
+      return accept(content)
     case "decline":
       return Effect.fail(new AskDeclined({
-        message: reason === undefined ? "The human declined the ACP form." : `The ACP client declined the form: ${reason}`
+        message: reason === undefined ? `The human declined the ACP ${what}.` : `The ACP client declined the ${what}: ${reason}`
       }))
     case "cancel":
       return Effect.fail(new AskCancelled({
-        message: reason === undefined ? "The human cancelled the ACP form." : `The ACP client cancelled the form: ${reason}`
+        message: reason === undefined ? `The human cancelled the ACP ${what}.` : `The ACP client cancelled the ${what}: ${reason}`
       }))
     default:
       return Effect.fail(new AskCancelled({
-        message: `The ACP client ended the form with the unknown action ${JSON.stringify(action)}${because}.`
+        message: `The ACP client ended the ${what} with the unknown action ${JSON.stringify(action)}${because}.`
       }))
   }
 }

@@ -14,8 +14,9 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Options from "./options.js"
 import { inertConsoleOnStderr } from "./protocolStdout.js"
+import { loopbackSecretPage } from "./secretPage.js"
 
-const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
+const serveStdio = (timeout: Option.Option<Duration.Duration>, secretPage: boolean) =>
   Effect.gen(function*() {
     yield* inertConsoleOnStderr
     const [agent, demo, node, { packageVersion }, acp, exitCodes, batched] = yield* Effect.promise(() =>
@@ -38,7 +39,8 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
       version: packageVersion,
       // A failed turn is also noted on stderr (editors keep it in their logs); its message
       // may quote model or client text, which printFailure makes inert.
-      onFailure: exitCodes.printFailure
+      onFailure: exitCodes.printFailure,
+      secretPage: secretPage ? yield* loopbackSecretPage : undefined
     })
   }).pipe(Effect.scoped)
 
@@ -54,10 +56,14 @@ const timeoutFlag = Options.timeout.pipe(
   )
 )
 
-export const acpCommand = Command.make("acp", { timeout: timeoutFlag }, ({ timeout }) => serveStdio(timeout)).pipe(
+export const acpCommand = Command.make(
+  "acp",
+  { timeout: timeoutFlag, secretPage: Options.secretPage },
+  ({ secretPage, timeout }) => serveStdio(timeout, secretPage)
+).pipe(
   Command.withDescription(
     "Run an ACP agent on stdio (for Zed and other ACP clients): each prompt asks its questions through a form " +
-      "elicitation and answers with the answer JSON. A prompt that is a JSON request asks that request; any " +
-      "other text asks a demo batch."
+      "elicitation (a secret question on a one-time page on 127.0.0.1, through URL-mode elicitation) and answers " +
+      "with the answer JSON. A prompt that is a JSON request asks that request; any other text asks a demo batch."
   )
 )

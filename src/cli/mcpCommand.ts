@@ -17,6 +17,7 @@ import { Writable } from "node:stream"
 import * as Options from "./options.js"
 import { sanitizeLine } from "../internal/sanitize.js"
 import { consoleOnStderr } from "./protocolStdout.js"
+import { loopbackSecretPage } from "./secretPage.js"
 import { CannotWrite } from "./stdout.js"
 
 /**
@@ -91,7 +92,7 @@ const quietWhenTheClientGoes = Effect.flatMap(Deferred.make<void, CannotWrite>()
       })
   ))
 
-const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
+const serveStdio = (timeout: Option.Option<Duration.Duration>, secretPage: boolean) =>
   Effect.gen(function*() {
     yield* consoleOnStderr
     // Runs last, once the connection is over: a client that closed only stdout still holds stdin
@@ -102,7 +103,8 @@ const serveStdio = (timeout: Option.Option<Duration.Duration>) =>
     const served = yield* serveAskUser(undefined, {
       timeout: Option.getOrUndefined(timeout),
       output,
-      onerror: (error) => report(error, connectionErrorLine(error))
+      onerror: (error) => report(error, connectionErrorLine(error)),
+      secretPage: secretPage ? yield* loopbackSecretPage : undefined
     })
     // The SDK's stdio transport closes the connection when stdin ends; a broken stdout ends it here.
     yield* Effect.raceFirst(served.closed, stdoutGone)
@@ -120,9 +122,14 @@ const timeoutFlag = Options.timeout.pipe(
   )
 )
 
-export const mcpCommand = Command.make("mcp", { timeout: timeoutFlag }, ({ timeout }) => serveStdio(timeout)).pipe(
+export const mcpCommand = Command.make(
+  "mcp",
+  { timeout: timeoutFlag, secretPage: Options.secretPage },
+  ({ secretPage, timeout }) => serveStdio(timeout, secretPage)
+).pipe(
   Command.withDescription(
     "Run an MCP server on stdio with one tool, ask_user_question, answered in the MCP client's own form " +
-      "(elicitation). Register it in the client as the command `ask-user mcp`."
+      "(elicitation), a secret question on a one-time page on 127.0.0.1 (URL-mode elicitation). Register it in " +
+      "the client as the command `ask-user mcp`."
   )
 )

@@ -132,3 +132,20 @@ export const allowPipedSecrets: Flag.Flag<boolean> = Flag.Boolean("allow-piped-s
     "With answers piped on stdin, read a secret question's answer from the pipe (never printed); without it such a request fails (exit 1)."
   )
 )
+
+/**
+ * `--secret-page` / `--no-secret-page` (`ask-user mcp` and `ask-user acp`):
+ * take each secret question on a one-time page on loopback, sent to the
+ * client as a URL-mode elicitation (on by default; the page's server starts
+ * with the first secret question). Off, a secret question fails
+ * `PROVIDER_FAILED` before anything is sent.
+ *
+ * @since 0.3.0
+ */
+export const secretPage: Flag.Flag<boolean> = Flag.Boolean("secret-page").pipe(
+  Flag.withDefault(true),
+  Flag.withDescription(
+    "Take a secret question on a one-time page on 127.0.0.1 that the client opens (URL-mode elicitation); " +
+      "--no-secret-page: secret questions fail PROVIDER_FAILED."
+  )
+)

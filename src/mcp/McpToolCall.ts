@@ -31,6 +31,18 @@ export interface ElicitReply {
 }
 
 /**
+ * A URL-mode elicitation as a 2026-07-28 input request carries it: that
+ * revision has no `elicitationId` (the retry names the round).
+ *
+ * @since 0.3.0
+ */
+export interface UrlInput {
+  readonly mode: "url"
+  readonly message: string
+  readonly url: string
+}
+
+/**
  * The tool call an ask serves.
  *
  * @since 0.2.0
@@ -40,11 +52,13 @@ export interface McpToolCallInfo {
   readonly requestId: RequestId
   /**
    * Set by `McpProvider.handleToolCall` on a 2026-07-28 connection: puts a
-   * form in the call's next `input_required` result and waits for the
-   * client's retry to bring the reply (`ProviderFailed` when what it brings
-   * is no elicitation result).
+   * form (or, since 0.3.0, a URL-mode elicitation) in the call's next
+   * `input_required` result and waits for the client's retry to bring the
+   * reply (`ProviderFailed` when what it brings is no elicitation result).
    */
-  readonly requestInput?: ((form: ElicitRequestFormParams) => Effect.Effect<ElicitReply, ProviderFailed>) | undefined
+  readonly requestInput?:
+    | ((input: ElicitRequestFormParams | UrlInput) => Effect.Effect<ElicitReply, ProviderFailed>)
+    | undefined
   /** The capabilities the client declared on this request (2026-07-28: every request carries them). */
   readonly capabilities?: ClientCapabilities | undefined
   /**

@@ -52,7 +52,7 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import { servesModernEra } from "./elicit.js"
-import { type ElicitReply, McpToolCall } from "./McpToolCall.js"
+import { type ElicitReply, McpToolCall, type UrlInput } from "./McpToolCall.js"
 import { sameJson } from "../internal/sameJson.js"
 import { ProviderFailed } from "../UserInteractionError.js"
 import { makeRequestStateCodec } from "./requestState.js"
@@ -63,10 +63,10 @@ interface RoundState {
   readonly round: number
 }
 
-/** A form an ask waits on, and where its reply goes. */
+/** A form (or a URL-mode elicitation) an ask waits on, and where its reply goes. */
 interface Need {
   readonly _tag: "Need"
-  readonly form: ElicitRequestFormParams
+  readonly form: ElicitRequestFormParams | UrlInput
   readonly reply: (reply: Result.Result<ElicitReply, ProviderFailed>) => void
 }
 
@@ -267,7 +267,10 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
     // Node's timers can be unreferenced; a runtime whose timers are numbers has nothing to do.
     if (typeof expiry === "object") expiry.unref()
     call.expiry = expiry
-    return inputRequired({ inputRequests: { [inputKey]: inputRequired.elicit(need.form) }, requestState })
+    const input = need.form.mode === "url"
+      ? inputRequired.elicitUrl({ message: need.form.message, url: need.form.url })
+      : inputRequired.elicit(need.form)
+    return inputRequired({ inputRequests: { [inputKey]: input }, requestState })
   }
 
   const start = <E, R>(
@@ -287,7 +290,7 @@ const makeHandle = (server: Server, scope: Scope.Scope) => {
         waiter: undefined,
         expiry: undefined
       }
-      const requestInput = (form: ElicitRequestFormParams) =>
+      const requestInput = (form: ElicitRequestFormParams | UrlInput) =>
         Effect.callback<ElicitReply, ProviderFailed>((resume) => {
           takeStep(call, { _tag: "Need", form, reply: (reply) => resume(Effect.fromResult(reply)) })
         })

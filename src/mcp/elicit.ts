@@ -27,6 +27,7 @@ import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { fromElicitationContent, toElicitationForm } from "../ElicitationForm.js"
 import { brief } from "../internal/brief.js"
+import type { UrlElicitation } from "../internal/secretAsk.js"
 import { markChecked } from "../internal/wellFormed.js"
 import {
   AskCancelled,
@@ -83,6 +84,42 @@ export const missingFormSupport = (capabilities: ClientCapabilities | undefined)
   })
 }
 
+/**
+ * Why a client with these capabilities, speaking `protocolVersion` (when
+ * known), cannot be sent a URL-mode elicitation for a secret question, or
+ * `undefined` when it can: URL mode came in 2025-11-25, and the client must
+ * declare `capabilities.elicitation.url`.
+ */
+export const missingUrlSupport = (
+  capabilities: ClientCapabilities | undefined,
+  protocolVersion: string | undefined,
+  request: AskUserQuestionRequest
+): ProviderFailed | undefined => {
+  const secret = request.questions.find((question) => question.secret === true)
+  if (secret === undefined) return undefined
+  const why = protocolVersion !== undefined && protocolVersion < "2025-11-25"
+    ? `it speaks MCP ${protocolVersion}, which has no URL-mode elicitation`
+    : capabilities?.elicitation?.url === undefined || capabilities.elicitation.url === null
+    ? "it did not advertise capabilities.elicitation.url"
+    : undefined
+  return why === undefined ? undefined : new ProviderFailed({
+    message: `The question "${secret.id}" is secret and needs a secret page, but the MCP client cannot open one: ${why}; nothing was sent.`
+  })
+}
+
+/**
+ * Why `request` cannot be asked of a client with these capabilities, or
+ * `undefined` when it can: its questions that are not secret need form
+ * elicitation, its secret questions URL mode.
+ */
+export const missingSupport = (
+  capabilities: ClientCapabilities | undefined,
+  protocolVersion: string | undefined,
+  request: AskUserQuestionRequest
+): ProviderFailed | undefined =>
+  (request.questions.some((question) => question.secret !== true) ? missingFormSupport(capabilities) : undefined) ??
+    missingUrlSupport(capabilities, protocolVersion, request)
+
 /** A form as it goes on the wire, with the way back from its content to an answer. */
 export interface WireForm {
   readonly params: ElicitRequestFormParams
@@ -131,6 +168,22 @@ export const fromElicitResult = (
       return Effect.fail(new AskDeclined({ message: "The human declined to answer in the MCP client." }))
     default:
       return Effect.fail(new AskCancelled({ message: "The human cancelled the MCP client's form." }))
+  }
+}
+
+/**
+ * Maps the client's reply to a URL-mode elicitation: accept says the human
+ * went to the secret page (the value comes from the page, so any content is
+ * ignored); decline and cancel end the ask as they do for a form.
+ */
+export const fromUrlReply = (result: ElicitReply): Effect.Effect<void, AskDeclined | AskCancelled> => {
+  switch (result.action) {
+    case "accept":
+      return Effect.void
+    case "decline":
+      return Effect.fail(new AskDeclined({ message: "The human declined to give the secret in the MCP client." }))
+    default:
+      return Effect.fail(new AskCancelled({ message: "The human dismissed the MCP client's link to the secret page." }))
   }
 }
 
@@ -244,6 +297,47 @@ export const pushElicitation = (
     catch: elicitationFailure
   }).pipe(Effect.flatMap((result) => fromElicitResult(request, form, result)))
 }
+
+/**
+ * Sends a URL-mode `elicitation/create` pointing at a secret page (the
+ * 2025-11-25 push path) and waits for the client's reply: accept, or the
+ * failure a form would end with. Interruption aborts the request, which
+ * puts `notifications/cancelled` on the wire.
+ */
+export const pushUrlElicitation = (
+  server: Server,
+  elicitation: UrlElicitation,
+  relatedRequestId: RequestId | undefined
+): Effect.Effect<void, UserInteractionError> =>
+  Effect.tryPromise({
+    try: (signal) =>
+      server.request(
+        { method: "elicitation/create", params: { mode: "url", ...elicitation } },
+        ElicitReplySchema,
+        relatedRequestId === undefined
+          ? { signal, timeout: sdkRequestTimeoutMillis }
+          : { signal, timeout: sdkRequestTimeoutMillis, relatedRequestId }
+      ),
+    catch: elicitationFailure
+  }).pipe(Effect.flatMap(fromUrlReply))
+
+/**
+ * Tells a 2025-11-25 client that the secret page of `elicitation` has its
+ * answer (`notifications/elicitation/complete`), so it can stop waiting on
+ * the human. Not awaited for anything: a notification that cannot be sent
+ * changes nothing about the answer.
+ */
+export const notifyCompleted = (
+  server: Server,
+  elicitation: UrlElicitation,
+  relatedRequestId: RequestId | undefined
+): Effect.Effect<void> =>
+  Effect.sync(() => {
+    server.notification(
+      { method: "notifications/elicitation/complete", params: { elicitationId: elicitation.elicitationId } },
+      relatedRequestId === undefined ? undefined : { relatedRequestId }
+    ).catch(() => undefined)
+  })
 
 /**
  * Sends a ping, once before the first 2025-era elicitation, and does not

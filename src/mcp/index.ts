@@ -6,6 +6,6 @@
  *
  * @since 0.2.0
  */
-export { McpProvider } from "./McpProvider.js"
-export { type ElicitReply, McpToolCall, type McpToolCallInfo } from "./McpToolCall.js"
+export { McpProvider, type McpProviderOptions } from "./McpProvider.js"
+export { type ElicitReply, McpToolCall, type McpToolCallInfo, type UrlInput } from "./McpToolCall.js"
 export { McpToolCalls, type ToolCallRequest } from "./McpToolCalls.js"

@@ -37,6 +37,7 @@ import { brief, briefFailure } from "../internal/brief.js"
 import { packageVersion } from "../internal/packageVersion.js"
 import { modelJson } from "../internal/secrets.js"
 import { requestFromToolArgs } from "../internal/toolCall.js"
+import type { SecretPage } from "../SecretPage.js"
 import { UserInteraction } from "../UserInteraction.js"
 import { type HarnessError, ProviderFailed } from "../UserInteractionError.js"
 import { causeOf, servesModernEra } from "./elicit.js"
@@ -144,6 +145,8 @@ export interface ServeOptions {
   readonly output?: Writable | undefined
   /** Errors of the connection that no request sees (a malformed message, a failed write). */
   readonly onerror?: ((error: Error) => void) | undefined
+  /** Where secret questions are answered; without one they fail `PROVIDER_FAILED`. */
+  readonly secretPage?: SecretPage["Service"] | undefined
 }
 
 /** A running `ask_user_question` server. */
@@ -167,7 +170,7 @@ const instance = (
     made(server)
     const instanceScope = yield* Scope.fork(scope)
     const context = yield* Layer.buildWithScope(
-      UserInteraction.layerWith(McpProvider.layer(server), { timeout: options.timeout }),
+      UserInteraction.layerWith(McpProvider.layer(server, { secretPage: options.secretPage }), { timeout: options.timeout }),
       instanceScope
     )
     yield* installAskUserQuestion(server.server).pipe(Effect.provideContext(context), Scope.provide(instanceScope))

@@ -18,7 +18,7 @@ export const randomToken = (): string => randomBytes(32).toString("base64url")
 
 const isWildcard = (host: string) => host === "0.0.0.0" || host === "::" || host === ""
 
-/** Whether a bind address is loopback only (`localhost`, `127.x.x.x`, `::1`). */
+/** Whether a bind address is a loopback one (reachable from this machine only). */
 export const isLoopback = (host: string) =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
 
@@ -87,14 +87,19 @@ export const authenticateChallenge = `Bearer realm="ask-user"`
 
 /**
  * Decides whether a POST may go ahead: no `Origin` (curl, scripts) is fine;
- * otherwise it must be this very server, the one its `Host` header named.
+ * otherwise it must be this very server, the one its `Host` header named,
+ * on the scheme it serves (`http:` unless told).
  */
-export const originAllowed = (origin: string | undefined, hostHeader: string | undefined): boolean => {
+export const originAllowed = (
+  origin: string | undefined,
+  hostHeader: string | undefined,
+  scheme: "http:" | "https:" = "http:"
+): boolean => {
   if (origin === undefined) return true
   if (hostHeader === undefined) return false
   try {
     const url = new URL(origin)
-    return url.protocol === "http:" && url.host === new URL(`http://${hostHeader}`).host
+    return url.protocol === scheme && url.host === new URL(`${scheme}//${hostHeader}`).host
   } catch {
     // Includes the opaque origin "null" (sandboxed frames, file: pages).
     return false

@@ -46,7 +46,8 @@ export interface WebAppOptions extends GateOptions {
   readonly answerer: AnswererOfRequest
 }
 
-const securityHeaders = {
+/** Headers every response of the web surface carries. */
+export const securityHeaders = {
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
@@ -84,7 +85,7 @@ const isJson = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() === "application/json"
 
 /** True when a body read failed because the body was over the limit. */
-const isTooLarge = (error: unknown): boolean =>
+export const isTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" &&
   error.reason.reason === "BodyTooLarge"
 

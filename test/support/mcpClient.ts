@@ -16,8 +16,11 @@ import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
 import { Client as Client132 } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport as Stdio132 } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { ElicitRequestSchema as ElicitRequest132 } from "@modelcontextprotocol/sdk/types.js"
-import { InMemoryTransport, type JSONRPCMessage, type RequestId, type Transport } from "@modelcontextprotocol/server"
+import {
+  ElicitationCompleteNotificationSchema as ElicitationComplete132,
+  ElicitRequestSchema as ElicitRequest132
+} from "@modelcontextprotocol/sdk/types.js"
+import { InMemoryTransport, type JSONRPCMessage, McpServer, type RequestId, type Transport } from "@modelcontextprotocol/server"
 import { Client as Client117 } from "mcp-sdk-1-17/client/index.js"
 import { StdioClientTransport as Stdio117 } from "mcp-sdk-1-17/client/stdio.js"
 import { ElicitRequestSchema as ElicitRequest117 } from "mcp-sdk-1-17/types.js"
@@ -31,9 +34,11 @@ export type Era = "2026-07-28" | "2025-11-25" | "2025-06-18"
 /** The eras, newest first. */
 export const eras: ReadonlyArray<Era> = ["2026-07-28", "2025-11-25", "2025-06-18"]
 
-/** A form as the client received it (each era's own schema). */
+/** A form as the client received it (each era's own schema); a URL-mode elicitation has `url` instead of fields. */
 export interface Form {
   readonly mode?: string
+  readonly url?: string
+  readonly elicitationId?: string
   readonly message: string
   readonly requestedSchema: {
     readonly properties: Record<string, any>
@@ -63,6 +68,8 @@ export interface TestClient {
   readonly forms: Array<Form>
   /** The forms whose request the server cancelled (`notifications/cancelled` reached the handler). */
   readonly cancelled: Array<Form>
+  /** The `elicitationId` of each `notifications/elicitation/complete` the client got (2025-11-25). */
+  readonly completed: Array<string>
   /** Calls `ask_user_question` with `args`. */
   readonly ask: (args: unknown, options?: { readonly signal?: AbortSignal }) => Promise<ToolOutcome>
   /** Lists the server's tools. */
@@ -88,7 +95,13 @@ const never: Human = (_form, signal) =>
   new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))
 
 /** A client of `era`, not connected yet, whose elicitation handler records forms and asks `human`. */
-const makeClient = (era: Era, options: ClientOptions, forms: Array<Form>, cancelled: Array<Form>): any => {
+const makeClient = (
+  era: Era,
+  options: ClientOptions,
+  forms: Array<Form>,
+  cancelled: Array<Form>,
+  completed: Array<string>
+): any => {
   const elicitation = options.elicitation ?? { form: {} }
   const capabilities: any = elicitation === false ? {} : { elicitation }
   const info = { name: `test-client-${era}`, version: "1.0.0" }
@@ -108,6 +121,11 @@ const makeClient = (era: Era, options: ClientOptions, forms: Array<Form>, cancel
   }
   if (era === "2026-07-28") client.setRequestHandler("elicitation/create", handler)
   else client.setRequestHandler(era === "2025-11-25" ? ElicitRequest132 : ElicitRequest117, handler)
+  if (era === "2025-11-25") {
+    client.setNotificationHandler(ElicitationComplete132, (notification: { params: { elicitationId: string } }) => {
+      completed.push(notification.params.elicitationId)
+    })
+  }
   return client
 }
 
@@ -119,7 +137,8 @@ export const connectClient = (
     const era = options.era ?? "2025-11-25"
     const forms: Array<Form> = []
     const cancelled: Array<Form> = []
-    const client = makeClient(era, options, forms, cancelled)
+    const completed: Array<string> = []
+    const client = makeClient(era, options, forms, cancelled, completed)
     yield* Effect.acquireRelease(
       Effect.promise(() => client.connect(transport)),
       () => Effect.promise(() => client.close())
@@ -137,11 +156,28 @@ export const connectClient = (
       era,
       forms,
       cancelled,
+      completed,
       ask,
       listTools: () => client.listTools(),
       callTool: (name, args) => callTool(name, args),
       sdk: client
     }
+  })
+
+/**
+ * An `McpServer` of the test's own (no tool installed: the test builds its
+ * provider on it) connected in process to a client of the given options.
+ */
+export const connectedServer = (options: ClientOptions = {}) =>
+  Effect.gen(function*() {
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
+    const server = new McpServer({ name: "host", version: "1.0.0" })
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.connect(serverTransport)),
+      () => Effect.promise(() => server.close())
+    )
+    const client = yield* connectClient(clientTransport, options)
+    return { server, client, clientTransport }
   })
 
 /** What went over an in-process link, with the request a message was sent as related to. */
@@ -178,7 +214,7 @@ export const inProcess = (
 ): Effect.Effect<TestClient & Wire, never, Scope.Scope> =>
   Effect.gen(function*() {
     const pair = recordedPair()
-    yield* serveAskUser(pair.server, { timeout: options.timeout })
+    yield* serveAskUser(pair.server, { timeout: options.timeout, secretPage: options.secretPage })
     const client = yield* connectClient(pair.client, options)
     return { ...client, sent: pair.sent, relatedTo: pair.relatedTo, received: pair.received }
   })
@@ -190,14 +226,21 @@ export const askUserBin = fileURLToPath(new URL("../../dist/bin/ask-user.js", im
 export const overStdio = (
   args: ReadonlyArray<string>,
   options: ClientOptions = {}
-): Effect.Effect<TestClient & { readonly pid: number; readonly stderr: () => string }, never, Scope.Scope> =>
-  nodeOverStdio([askUserBin, "mcp", ...args], options)
+): Effect.Effect<TestClient & OverStdio, never, Scope.Scope> => nodeOverStdio([askUserBin, "mcp", ...args], options)
+
+/** A server subprocess: its pid, what it wrote on stderr, and every message between it and the client. */
+export interface OverStdio {
+  readonly pid: number
+  readonly stderr: () => string
+  /** Every JSON-RPC message either side sent, as JSON text, in order. */
+  readonly wire: () => Array<string>
+}
 
 /** `node ...args` (an MCP server on stdio) as a subprocess, with a client of the given era. */
 export const nodeOverStdio = (
   args: ReadonlyArray<string>,
   options: ClientOptions = {}
-): Effect.Effect<TestClient & { readonly pid: number; readonly stderr: () => string }, never, Scope.Scope> =>
+): Effect.Effect<TestClient & OverStdio, never, Scope.Scope> =>
   Effect.gen(function*() {
     const era = options.era ?? "2025-11-25"
     const params = { command: process.execPath, args: [...args], stderr: "pipe" as const }
@@ -210,8 +253,20 @@ export const nodeOverStdio = (
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8")
     })
+    const wire: Array<string> = []
+    const send = transport.send.bind(transport)
+    transport.send = (message: any, ...rest: Array<any>) => {
+      wire.push(JSON.stringify(message))
+      return (send as any)(message, ...rest)
+    }
     const client = yield* connectClient(transport as Transport, options)
-    return { ...client, pid: transport.pid!, stderr: () => stderr }
+    // Set by the client's `connect`: wrapped after it, so the server's every later message is seen.
+    const onmessage = transport.onmessage!
+    transport.onmessage = (message: any, ...rest: Array<any>) => {
+      wire.push(JSON.stringify(message))
+      return (onmessage as any)(message, ...rest)
+    }
+    return { ...client, pid: transport.pid!, stderr: () => stderr, wire: () => wire }
   })
 
 /** Polls `condition` every 10 ms until it holds (at most `bound`, generous for a slow shared machine). */
