@@ -86,7 +86,7 @@ describe("AcpProvider with a secret page (in process)", () => {
       expect(h.updates.map((n) => n.update.sessionUpdate)).toEqual(["tool_call", "tool_call_update"])
       expect(h.updates[1]!.update).toMatchObject({ status: "completed" })
       expect(JSON.stringify(h.agentWrote())).not.toContain(value)
-      expect(JSON.stringify(h.updates)).toContain(`"secret":"<redacted>"`)
+      expect(JSON.stringify(h.updates)).toContain(`"secret":"received"`)
       expect(yield* status(urlOf(link!))).toBe(410)
     }))
 
@@ -233,7 +233,7 @@ describe("the wait for a secret page as a pending entry of its ACP session", () 
 })
 
 describe("ask-user acp with a secret question (over stdio)", () => {
-  it.live("the link goes to the client, the page takes the secret, the answer chunk says <redacted>; the value is on no line of stdout or stderr", () =>
+  it.live("the link goes to the client, the page takes the secret, the answer chunk says received; the value is on no line of stdout or stderr", () =>
     Effect.gen(function*() {
       const program = yield* spawnAgent()
       const client = yield* driveAgent(program.stream, human(typeSecret), { form: true, url: true })
@@ -241,7 +241,7 @@ describe("ask-user acp with a secret question (over stdio)", () => {
       const turn = yield* client.prompt(sessionId, JSON.stringify(request))
       expect(turn.stopReason).toBe("end_turn")
       expect(JSON.parse(turn.reply)).toEqual({
-        answers: [{ id: "user", selected: [], custom: "ana" }, { id: "token", selected: [], secret: "<redacted>" }, { id: "go", selected: ["yes"] }]
+        answers: [{ id: "user", selected: [], custom: "ana" }, { id: "token", secret: "received" }, { id: "go", selected: ["yes"] }]
       })
       expect(client.seen.map((seen) => seen.params.mode)).toEqual(["form", "url"])
       yield* waitFor(() => client.completed.length === 1, "elicitation/complete")

@@ -47,6 +47,7 @@ import { AcpProvider } from "./AcpProvider.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { decodeRequestJson } from "../AskUserQuestionArgs.js"
 import { briefFailure } from "../internal/brief.js"
+import { modelJson } from "../internal/secrets.js"
 import { markWellFormed } from "../internal/wellFormed.js"
 import type { SecretPage } from "../SecretPage.js"
 import { UserInteraction } from "../UserInteraction.js"
@@ -204,7 +205,8 @@ export const serve = (stream: acp.Stream, options: AcpAgentOptions): Effect.Effe
         return Effect.matchCauseEffect(
           UserInteraction.ask(request.success).pipe(AcpProvider.withSession({ sessionId: turn.sessionId })),
           {
-            onSuccess: (answer) => Effect.sync(() => say(client, turn, JSON.stringify(answer))),
+            // The chat shows the answer as a model reads it: a secret as "received", never its value.
+            onSuccess: (answer) => Effect.sync(() => say(client, turn, JSON.stringify(modelJson(answer)))),
             onFailure: (cause) => {
               const error = Cause.findErrorOption(cause)
               if (error._tag === "Some") return Effect.sync(() => sayFailure(client, turn, error.value))

@@ -9,6 +9,7 @@
 import type * as acp from "@agentclientprotocol/sdk"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { briefFailure } from "../internal/brief.js"
+import { modelJson } from "../internal/secrets.js"
 import type { HarnessError } from "../UserInteractionError.js"
 
 /** The tool's name, as the model-facing tool is called. */
@@ -47,7 +48,9 @@ export const toolCallFinished = (
   outcome: { readonly answer: AskUserQuestionAnswer } | { readonly error: HarnessError }
 ): acp.SessionUpdate => {
   if ("answer" in outcome) {
-    return { sessionUpdate: "tool_call_update", toolCallId, status: "completed", content: text(outcome.answer), rawOutput: outcome.answer }
+    // As a model reads it: a secret answer says "received", never its value (nor "<redacted>").
+    const shown = modelJson(outcome.answer)
+    return { sessionUpdate: "tool_call_update", toolCallId, status: "completed", content: text(shown), rawOutput: shown }
   }
   const failure = briefFailure(outcome.error)
   return { sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: text(failure), rawOutput: failure }
