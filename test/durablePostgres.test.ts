@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { chmodSync } from "node:fs"
+import { chmodSync, readdirSync, readFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { start } from "./cliHarness.js"
@@ -175,6 +175,33 @@ describe("durable asks on PostgreSQL", () => {
     }).toString("latin1")
     const count = (marker: string) => dump.split(marker).length - 1
     expect(count("MARK") + count(Buffer.from("MARK").toString("hex"))).toBe(1)
+  }, 90_000)
+
+  it("a secret never reaches a store, SQLite or PostgreSQL: refused as a durable ask and as an answer; no byte of it in the files or the dump", async () => {
+    const value = `hunter2-${randomUUID()}`
+    const sqlite = makeStore()
+    const postgres = makeStore(newDatabase())
+    for (const store of [sqlite, postgres]) {
+      const secretRequest = store.file("secret.json", { questions: [{ id: "token", question: "API token?", secret: true }] })
+      const refused = await run(["--durable", "--store", store.url, "--ask-id", "s1", secretRequest])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain("a secret cannot be kept in the store")
+      // An answer that tries to carry one for an ordinary question breaks the rules, and nothing is recorded.
+      const asker = await askPending(store, "s2")
+      const smuggled = store.file("answer.json", { answers: [{ id: "q", selected: [], secret: value }] })
+      expect((await run(["answer", "--store", store.url, "s2", smuggled])).code).toBe(2)
+      expect(JSON.parse((await run(["status", "--store", store.url, "s2"])).stdout).status).toBe("pending")
+      expect((await run(["cancel", "--store", store.url, "s2"])).code).toBe(0)
+      expect(await asker.exited).toBe(3)
+    }
+    const files = readdirSync(sqlite.dir).filter((name) => name.startsWith("asks.db"))
+    expect(files).toContain("asks.db")
+    for (const name of files) expect(readFileSync(join(sqlite.dir, name)).includes(value)).toBe(false)
+    const dump = execFileSync(join(postgresBin()!, "pg_dump"), ["--data-only", `--dbname=${postgres.url}`], {
+      maxBuffer: 64 * 1024 * 1024
+    }).toString("latin1")
+    expect(dump).toContain("s2")
+    expect(dump.includes(value) || dump.includes(Buffer.from(value).toString("hex"))).toBe(false)
   }, 90_000)
 
   it("a database that stays down past the store's patience: the asker ends PROVIDER_FAILED naming it, the ask still pending", async () => {
