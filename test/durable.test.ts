@@ -20,27 +20,16 @@ import {
   UserInteraction,
   type UserInteractionProvider
 } from "effect-user-interaction"
-import { DurableInbox, DurableProvider, type DurableProviderOptions, DurableStore } from "effect-user-interaction/durable"
+import { DurableInbox, DurableStore } from "effect-user-interaction/durable"
 import { answerTooLarge, maxAnswerBytes } from "../src/durable/answerLimit.js"
 import { runWith, tempDir } from "./cliHarness.js"
+import { storeWith, untilPending } from "./support/durableInProcess.js"
 
 const request = (id: string): AskUserQuestionRequest => ({
   id,
   questions: [{ id: "q", question: "Deploy?", options: [{ label: "Yes" }, { label: "No" }] }]
 })
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
-
-const storeWith = (options?: DurableProviderOptions, url = "sqlite::memory:") =>
-  Layer.mergeAll(UserInteraction.layerWith(DurableProvider.layer(options)), DurableInbox.layer).pipe(
-    Layer.provideMerge(DurableStore.layer(url))
-  )
-
-/** Waits (polling, no timing assertion) until the ask `id` is listed as pending. */
-const untilPending = (id: string) =>
-  Effect.gen(function*() {
-    const inbox = yield* DurableInbox
-    while (!(yield* inbox.pending).some((ask) => ask.id === id)) yield* Effect.sleep("20 millis")
-  })
 
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(effect), (error) => error as unknown as { readonly code: string; readonly message: string })

@@ -17,9 +17,10 @@ import {
   ScriptedProvider,
   UserInteraction
 } from "effect-user-interaction"
-import { DurableInbox, DurableProvider, type DurableProviderOptions, DurableStore } from "effect-user-interaction/durable"
+import { DurableInbox, DurableStore } from "effect-user-interaction/durable"
 import { readReceipt, storedReceipt } from "../src/durable/receipts.js"
 import { tempDir } from "./cliHarness.js"
+import { storeWith, untilPending } from "./support/durableInProcess.js"
 
 const ana: Answerer = { id: "os:ana@build-01", name: "Ana Lima" }
 const bob: Answerer = { id: "os:bob@laptop" }
@@ -29,17 +30,6 @@ const request = (id: string, answerableBy?: ReadonlyArray<string>): AskUserQuest
   ...(answerableBy === undefined ? {} : { answerableBy })
 })
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
-
-const storeWith = (options?: DurableProviderOptions, url = "sqlite::memory:") =>
-  Layer.mergeAll(UserInteraction.layerWith(DurableProvider.layer(options)), DurableInbox.layer).pipe(
-    Layer.provideMerge(DurableStore.layer(url))
-  )
-
-const untilPending = (id: string) =>
-  Effect.gen(function*() {
-    const inbox = yield* DurableInbox
-    while (!(yield* inbox.pending).some((ask) => ask.id === id)) yield* Effect.sleep("20 millis")
-  })
 
 /** Asks `id` in the background (with its receipt) and waits until it is pending. */
 const askPending = (id: string, answerableBy?: ReadonlyArray<string>) =>
