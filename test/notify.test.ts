@@ -4,14 +4,16 @@
  * their retries and failures, and `DurableInbox.notify` over a SQLite store.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Logger } from "effect"
+import { Effect, Fiber, Layer, Logger, Schema } from "effect"
 import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
 import type { AskUserQuestionRequest } from "effect-user-interaction"
 import { UserInteraction } from "effect-user-interaction"
 import { DurableInbox, DurableProvider, DurableStore } from "effect-user-interaction/durable"
 import { desktop, deliver, type Notice, ntfy, webhook } from "../src/notify/index.js"
+import { noticeMessage, noticeTitle } from "../src/notify/text.js"
 import { tempDir } from "./cliHarness.js"
+import { unsafeChars } from "./terminalHarness.js"
 import { receiver, refusingUrl } from "./support/receiver.js"
 
 const secret = `whsec_${Buffer.from("a test secret of 32 bytes, fine.").toString("base64")}`
@@ -99,6 +101,33 @@ describe("the ntfy target", () => {
         expect(body.message.endsWith("…")).toBe(true)
         expect(body).not.toHaveProperty("markdown")
       })))
+})
+
+describe("notification text", () => {
+  // Mostly control, format and BiDi characters: Schema.String alone rarely makes them.
+  const hostileText = Schema.Array(Schema.Literals([
+    "a", " ", "\n", "\t", "*", "<", ";", "数", "🚀", "\x00", "\x07", "\x1b", "\x7f", "\x9b", "\x9d", "\u202e", "\u200b", "\u2028"
+  ]))
+
+  it.prop(
+    "title and message never carry an unsafe character; the title is one line; the message at most 1,000 code points",
+    [hostileText, hostileText, Schema.Array(Schema.String)],
+    ([agent, header, questions]) => {
+      const hostile: AskUserQuestionRequest = {
+        agent: { id: "x", name: agent.join("") },
+        questions: [header.join(""), ...questions].map((text, i) => ({
+          id: `q${i}`,
+          header: header.join(""),
+          question: text,
+          options: [{ label: "A" }, { label: "B" }]
+        }))
+      }
+      const title = noticeTitle(hostile, "ask.pending")
+      const message = noticeMessage(hostile)
+      return !unsafeChars.test(title) && !/\n/.test(title) && !unsafeChars.test(message) &&
+        Array.from(message).length <= 1000
+    }
+  )
 })
 
 describe("the webhook target", () => {
@@ -301,6 +330,21 @@ describe("DurableInbox.notify", () => {
         expect(logged[0]).toContain(`Could not notify ntfy:${refused}/t of the ask "d1"`)
       }).pipe(Effect.scoped, (effect) => logging(logged, effect))
     }).pipe(Effect.provide(storeLayer())), 30_000)
+
+  it.live("closing the scope stops everything: a delivery in flight is aborted, a reminder never sent", () =>
+    withReceiver((nth) => nth === 1 ? "hang" : 200, (server) =>
+      Effect.gen(function*() {
+        const inbox = yield* DurableInbox
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* inbox.notify([webhook(server.url, { secret })], { remind: "1 second" })
+          yield* inbox.submit({ ...request, id: "s1" }, { expiresIn: "3 seconds" })
+          yield* Effect.promise(() => server.until(1))
+        }))
+        while (server.abandoned() === 0) yield* Effect.sleep("50 millis")
+        yield* Effect.sleep("2500 millis")
+        expect(server.received).toHaveLength(1)
+        expect(server.abandoned()).toBe(1)
+      })).pipe(Effect.provide(storeLayer())), 20_000)
 
   it.live("a remind that is not a positive duration is InvalidRequest", () =>
     Effect.gen(function*() {

@@ -15,6 +15,8 @@ export interface Received {
 export interface Receiver {
   readonly url: string
   readonly received: Array<Received>
+  /** How many requests the client gave up on before an answer (a hang aborted). */
+  readonly abandoned: () => number
   /** Resolves once `count` requests have arrived. */
   readonly until: (count: number) => Promise<void>
   readonly close: () => Promise<void>
@@ -23,6 +25,7 @@ export interface Receiver {
 export const receiver = async (respond: (nth: number) => number | "hang" = () => 200): Promise<Receiver> => {
   const received: Array<Received> = []
   const hanging = new Set<ServerResponse>()
+  let abandoned = 0
   const waiters = new Set<() => void>()
   const server = createServer((req, res) => {
     let body = ""
@@ -32,7 +35,13 @@ export const receiver = async (respond: (nth: number) => number | "hang" = () =>
       received.push({ path: req.url ?? "", headers: req.headers, body })
       for (const wake of waiters) wake()
       const answer = respond(received.length)
-      if (answer === "hang") return void hanging.add(res)
+      if (answer === "hang") {
+        hanging.add(res)
+        res.once("close", () => {
+          if (hanging.delete(res)) abandoned++
+        })
+        return
+      }
       res.writeHead(answer, { "content-type": "application/json" }).end("{}")
     })
   })
@@ -51,11 +60,13 @@ export const receiver = async (respond: (nth: number) => number | "hang" = () =>
     })
   const close = () =>
     new Promise<void>((resolve) => {
-      for (const res of hanging) res.destroy()
+      const left = Array.from(hanging)
+      hanging.clear()
+      for (const res of left) res.destroy()
       server.closeAllConnections()
       server.close(() => resolve())
     })
-  return { url: `http://127.0.0.1:${port}`, received, until, close }
+  return { url: `http://127.0.0.1:${port}`, received, abandoned: () => abandoned, until, close }
 }
 
 /** A loopback address nothing listens on: connections are refused. */
