@@ -61,7 +61,7 @@ export class NotifyFailed extends Data.TaggedError("NotifyFailed")<{ readonly me
 
 /**
  * Where notices go. `name` says which target it is in a warning (no token,
- * no secret); `send` makes one try.
+ * no secret, no topic or path: `ntfy:https://ntfy.sh/…`); `send` makes one try.
  *
  * @since 0.3.0
  */

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import { post } from "./http.js"
 import type { Notice, NotifyTarget } from "./NotifyTarget.js"
 import { NotifyFailed } from "./NotifyTarget.js"
-import { ntfyTopic } from "./targetName.js"
+import { ntfyTopic, shownUrl } from "./targetName.js"
 import { noticeMessage, noticeTitle } from "./text.js"
 
 /** The JSON published for `notice` on `topic`. */
@@ -35,7 +35,7 @@ export const ntfy = (url: string, options?: { readonly token?: string | undefine
   const at = ntfyTopic(url)
   const token = options?.token ?? process.env["NTFY_TOKEN"]
   return {
-    name: `ntfy:${url}`,
+    name: `ntfy:${shownUrl(url)}`,
     accepts: (type) => type !== "ask.settled",
     send: (notice) =>
       at === undefined

@@ -29,3 +29,10 @@ export const isTarget = (text: string): boolean =>
   text === "desktop" ||
   (text.startsWith("ntfy:") && ntfyTopic(text.slice(5)) !== undefined) ||
   (text.startsWith("webhook:") && httpUrl(text.slice(8)))
+
+/**
+ * `url` as a warning shows it: its origin only. An ntfy topic is its password
+ * and a webhook's path often holds one (Slack's, Discord's), and a warning
+ * may end up in a shared log.
+ */
+export const shownUrl = (url: string): string => URL.canParse(url) ? `${new URL(url).origin}/…` : "(not a URL)"

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import { Webhook } from "standardwebhooks"
 import { post } from "./http.js"
 import { type Notice, NotifyFailed, type NotifyTarget } from "./NotifyTarget.js"
+import { shownUrl } from "./targetName.js"
 import { inertStrings } from "./text.js"
 
 /** The JSON body for `notice`: the ask's questions (model text inert), never an answer. */
@@ -52,7 +53,7 @@ export const webhook = (url: string, options?: { readonly secret?: string | unde
   const signing = signer(options?.secret ?? process.env["ASK_USER_WEBHOOK_SECRET"])
   const ids = new WeakMap<Notice, string>()
   return {
-    name: `webhook:${url}`,
+    name: `webhook:${shownUrl(url)}`,
     send: (notice) =>
       Effect.suspend(() => {
         if (typeof signing === "string") return Effect.fail(new NotifyFailed({ message: signing }))
