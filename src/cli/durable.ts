@@ -23,6 +23,7 @@ import { storeFaultWords } from "../durable/storeFault.js"
 import { shownStoreUrl, sqlitePath, storeUrlProblem } from "../durable/storeUrl.js"
 import type { AskRecord, HistoryOptions } from "../durable/index.js"
 import { osAnswerer } from "../internal/osAnswerer.js"
+import { parseTarget } from "../notify/parse.js"
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
 import {
@@ -375,12 +376,21 @@ export const inbox = (
     readonly bell: boolean
     readonly plain?: boolean
     readonly review?: boolean
+    readonly notifyTargets?: ReadonlyArray<string>
+    readonly remind?: Option.Option<Duration.Duration>
   }
 ) =>
   Effect.gen(function*() {
     const store = yield* DurableStore
     warn((yield* store.scan).unreadable)
     const inbox = yield* DurableInbox
+    // Before serving, so the first asks are announced as they are shown. No link yet: the loopback
+    // page's address carries its access token and no phone can reach it (decision 133).
+    if (config.notifyTargets !== undefined && config.notifyTargets.length > 0) {
+      yield* Effect.orDie(inbox.notify(config.notifyTargets.map(parseTarget), {
+        remind: Option.getOrUndefined(config.remind ?? Option.none())
+      }))
+    }
     // Ctrl+C on a prompt (the surface's own AskAborted) quits the inbox, as it quits `ask-user`:
     // that ask, and every other, stays pending.
     const quit = yield* Deferred.make<void>()

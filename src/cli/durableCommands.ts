@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 // --expires and --store with them before any of the engine loads.
 import { maxExpiresIn } from "../durable/expiry.js"
 import { storeUrlProblem } from "../durable/storeUrl.js"
+import { isTarget, targetForms } from "../notify/targetName.js"
 import { refuse, webOnlyFlag } from "./flagRules.js"
 import * as Options from "./options.js"
 import { webFlags } from "./webFlags.js"
@@ -173,14 +174,43 @@ const historyCommand = Command.make("history", {
   )
 )
 
+/**
+ * `inbox --notify TARGET` (repeatable): where to tell the human that a
+ * question waits. The root command's `--notify bell|desktop|none` is the
+ * terminal's own announcement; here `desktop` keeps meaning a desktop
+ * notification, and the bell stays `--bell`'s (decision 132).
+ */
+const notifyTargets = Flag.String("notify").pipe(
+  Flag.withMetavar("TARGET"),
+  Flag.filter(isTarget, () => `Expected ${targetForms}`),
+  Flag.withDescription(
+    "Tell someone each new pending ask (repeatable): ntfy:URL (token from $NTFY_TOKEN), webhook:URL (signed with " +
+      "$ASK_USER_WEBHOOK_SECRET, whsec_…) or desktop. A target that fails is retried, then reported once on stderr."
+  ),
+  Flag.atLeast(0)
+)
+
+/** `inbox --remind D`: remind this long before a pending ask expires. */
+const remind = Flag.String("remind").pipe(
+  Flag.withMetavar("DURATION"),
+  Flag.filterMap(Options.parseTimeout, () => "Expected a duration longer than zero, such as 30s, 5m, 1h or \"2 days\""),
+  Flag.withDescription("With --notify: notify again this long before a pending ask expires."),
+  Flag.optional
+)
+
 const inboxCommand = Command.make("inbox", {
   store,
   bell: Options.bell,
   plain: Options.plain,
   review: Options.review,
+  notifyTargets,
+  remind,
   ...webFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
   Command.validate(refuse(webOnlyFlag)),
+  Command.validate(refuse((flags: { readonly notifyTargets: ReadonlyArray<string>; readonly remind: Option.Option<unknown> }) =>
+    flags.notifyTargets.length === 0 && Option.isSome(flags.remind) ? "--remind only applies with --notify." : undefined
+  )),
   Command.withDescription(
     "Serve the pending durable asks, and new ones, to a human until interrupted: on the terminal, or with --web in a " +
       "web page (--web --terminal: both)."

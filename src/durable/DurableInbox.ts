@@ -44,6 +44,8 @@ import type { Outcome } from "./AskWorkflow.js"
 import { defaultClaimTtlMillis, isLive, maxClaimTtlMillis } from "./claims.js"
 import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
 import type { HistoryOptions } from "./history.js"
+import { notifyChanges, type NotifyOptions } from "./notify.js"
+import type { NotifyTarget } from "../notify/NotifyTarget.js"
 import type { AskClaim, DurableReceipt, SettleOptions } from "./receipts.js"
 
 /**
@@ -266,6 +268,19 @@ export class DurableInbox extends Context.Service<DurableInbox, {
   readonly serve: <E, R>(
     layer: Layer.Layer<UserInteractionProvider, E, R>
   ) => Effect.Effect<void, E, R | Scope.Scope>
+  /**
+   * Tells `targets` that a question waits, until the scope closes: each
+   * pending ask once, again `options.remind` before it expires, and (to
+   * webhooks) when it settles. A target that fails is retried, then
+   * reported once as a warning; it never delays or fails an ask. A `remind`
+   * that is not a positive duration is `InvalidRequest`.
+   *
+   * @since 0.3.0
+   */
+  readonly notify: (
+    targets: ReadonlyArray<NotifyTarget>,
+    options?: NotifyOptions
+  ) => Effect.Effect<void, InvalidRequest, Scope.Scope>
 }>()("effect-user-interaction/durable/DurableInbox") {
   /** @since 0.2.0 */
   static readonly layer: Layer.Layer<DurableInbox, never, DurableStore> = Layer.effect(
@@ -451,6 +466,7 @@ export class DurableInbox extends Context.Service<DurableInbox, {
             ...(record.receipt === undefined ? {} : { receipt: record.receipt })
           })),
         serve,
+        notify: (targets, options) => notifyChanges(changes, targets, options),
         claim: (id, by, options) => Effect.flatMap(claimTtl(options?.ttl), (ttl) => store.claim(id, by, ttl)),
         release: (id, by) => store.release(id, by),
         history: (options) =>

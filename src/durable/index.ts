@@ -23,6 +23,19 @@ export {
   type PendingScan,
   type UnreadableAsk
 } from "./DurableStore.js"
+export type { NotifyOptions } from "./notify.js"
 export { expiresInProblem, maxExpiresIn } from "./expiry.js"
 export type { HistoryOptions, HistoryScan } from "./history.js"
+export {
+  deliver,
+  type DeliveryPolicy,
+  desktop,
+  type Notice,
+  type NoticeAsk,
+  type NoticeType,
+  NotifyFailed,
+  type NotifyTarget,
+  ntfy,
+  webhook
+} from "../notify/index.js"
 export type { AskClaim, DurableReceipt, SettleOptions } from "./receipts.js"
