@@ -34,6 +34,8 @@ import type { Answerer } from "../Answerer.js"
 import { type Entry, makePendingTable, type PendingTable, type PendingView } from "./pending.js"
 import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./security.js"
 import { makeWebApp } from "./server.js"
+import { makeClaimKeeper } from "./claims.js"
+import type { WebClaims } from "./WebClaims.js"
 import {
   describeSurface,
   interruptionReason,
@@ -65,6 +67,17 @@ export interface WebProviderOptions {
    * @since 0.3.0
    */
   readonly answerer?: ((request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Answerer | undefined>) | undefined
+  /**
+   * Claims, kept by whatever keeps the asks (a durable inbox): the page
+   * claims an ask for its answerer when it starts answering it, renews the
+   * claim while it holds the ask open and releases it when it leaves; every
+   * other page says who is answering and lets nobody else answer, and an
+   * answer or cancel posted meanwhile gets 409 `claimed`. Without it, the
+   * first valid answer wins.
+   *
+   * @since 0.3.0
+   */
+  readonly claims?: WebClaims | undefined
 }
 
 /** Who answers on the loopback page: whoever holds its token. */
@@ -131,7 +144,8 @@ export class WebProvider extends Context.Service<WebProvider, {
       const app = yield* makeWebApp(table, {
         hostAllowed: makeHostCheck(host, port),
         tokenMatches: makeTokenCheck(token),
-        answerer: options.answerer ?? byTokenHolder
+        answerer: options.answerer ?? byTokenHolder,
+        claims: options.claims === undefined ? undefined : yield* makeClaimKeeper(table, options.claims)
       })
       yield* server.serve(app)
       // Added last, so it runs first. Nothing stays pending, every request

@@ -5,3 +5,4 @@
  * @since 0.2.0
  */
 export { WebProvider, type WebPendingAsk, type WebProviderOptions } from "./WebProvider.js"
+export type { HeldClaim, WebClaim, WebClaims } from "./WebClaims.js"
