@@ -4,19 +4,17 @@
  * claiming, renewing, 409 naming the holder, releasing, answers and cancels
  * refused while someone else holds the ask, the `claimed` / `released`
  * events (live, polled from the keeper, and replayed on a new stream), and
- * 404 / 403 where the ask is gone or not theirs.
+ * 404 / 403 where the ask is gone or not theirs. And what `ask-user inbox
+ * --web` keeps: the store's claims for `web:token`, 2 minutes long, and none
+ * beside `--terminal`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import {
-  type Answerer,
-  AskClaimed,
-  AskNotPending,
-  type AskUserQuestionRequest,
-  UnknownAsk,
-  UserInteraction
-} from "effect-user-interaction"
-import { type WebClaim, type WebClaims, WebProvider } from "effect-user-interaction/web"
+import { type Answerer, type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
+import { WebProvider } from "effect-user-interaction/web"
+import { start as startProgram } from "./cliHarness.js"
+import { type Keeper, makeKeeper } from "./support/claimsKeeper.js"
+import { ask as askDurably, makeStore, untilStatus } from "./support/durableCli.js"
 import { openEvents, postJson, send, waitFor } from "./support/webClient.js"
 
 const token = "test-token"
@@ -33,61 +31,8 @@ const request = (id: string, answerableBy?: ReadonlyArray<string>): AskUserQuest
 })
 const yes = { answers: [{ id: "go", selected: ["Yes"] }] }
 
-/**
- * A keeper of claims in memory, as a store would keep them (no lapse of its
- * own: the test ends a claim with `drop`, as a lapse would); `gone` asks are
- * settled as far as it knows.
- */
-const makeKeeper = () => {
-  const held = new Map<string, WebClaim>()
-  const gone = new Set<string>()
-  const calls: Array<string> = []
-  let reads = 0
-  const claims: WebClaims = {
-    ttl: "90 seconds",
-    pollInterval: "50 millis",
-    claim: (askId, by) =>
-      Effect.suspend((): Effect.Effect<WebClaim, AskClaimed | AskNotPending> => {
-        calls.push(`claim ${askId} ${by.id}`)
-        if (gone.has(askId)) return Effect.fail(new AskNotPending({ message: `"${askId}" is settled.` }))
-        const holder = held.get(askId)
-        if (holder !== undefined && holder.by.id !== by.id) {
-          return Effect.fail(new AskClaimed({ message: `"${askId}" is claimed by ${holder.by.name ?? holder.by.id}.` }))
-        }
-        const claim = { by, until: new Date(Date.now() + 90_000) }
-        held.set(askId, claim)
-        return Effect.succeed(claim)
-      }),
-    release: (askId, by) =>
-      Effect.suspend((): Effect.Effect<void, AskClaimed | UnknownAsk> => {
-        calls.push(`release ${askId} ${by.id}`)
-        if (gone.has(askId)) return Effect.fail(new UnknownAsk({ message: `No ask "${askId}".` }))
-        const holder = held.get(askId)
-        if (holder !== undefined && holder.by.id !== by.id) {
-          return Effect.fail(new AskClaimed({ message: `"${askId}" is claimed by ${holder.by.name ?? holder.by.id}.` }))
-        }
-        held.delete(askId)
-        return Effect.void
-      }),
-    held: Effect.sync(() => {
-      reads++
-      return Array.from(held, ([askId, claim]) => ({ askId, claim }))
-    })
-  }
-  return {
-    claims,
-    calls,
-    reads: () => reads,
-    /** Someone claims elsewhere (another process, another inbox). */
-    take: (askId: string, by: Answerer) => void held.set(askId, { by, until: new Date(Date.now() + 90_000) }),
-    /** A claim lapses, or is released elsewhere. */
-    drop: (askId: string) => void held.delete(askId),
-    settle: (askId: string) => void gone.add(askId)
-  }
-}
-
 /** The seam with a web provider that keeps `keeper`'s claims and names devices by the `x-device` header. */
-const start = (keeper: ReturnType<typeof makeKeeper>, scope?: Scope.Scope) =>
+const start = (keeper: Keeper, scope?: Scope.Scope) =>
   Effect.gen(function*() {
     const layer = UserInteraction.layerWith(WebProvider.layer({
       token,
@@ -298,4 +243,43 @@ describe("web claims", () => {
       const defect = Exit.findDefect(exit)
       expect(defect._tag === "Success" && String(defect.success)).toContain("claims.ttl must be")
     }))
+})
+
+describe("ask-user inbox --web", () => {
+  /** Starts `ask-user inbox --web ...more` on a fresh store with one pending ask; its page's address and token. */
+  const inboxWithAsk = async (id: string, ...more: Array<string>) => {
+    const store = makeStore()
+    const inbox = startProgram(["inbox", "--web", "--store", store.url, "--token", "tok", ...more])
+    await inbox.stderrContains("Answer at")
+    const port = Number(/Answer at http:\/\/127\.0\.0\.1:(\d+)/.exec(inbox.stderr())![1])
+    const asker = askDurably(store, id)
+    await untilStatus(store, id, (status) => status === "pending", asker)
+    let listed: any
+    await waitFor(async () => {
+      listed = (await send(port, "/api/questions", { headers: { authorization: "Bearer tok" } })).json
+      return listed.pending.length === 1
+    }, 30_000, "the ask on the page")
+    return { inbox, asker, port, listed }
+  }
+
+  it("claims in the store for web:token, for 2 minutes", async () => {
+    const { asker, inbox, listed, port } = await inboxWithAsk("claim-1")
+    expect(listed.claims).toEqual({ ttlMillis: 120_000, you: { id: "web:token" } })
+    const claimed = await postJson(port, `/api/questions/${listed.pending[0].id}/claim`, "tok", {})
+    expect([claimed.status, claimed.json.claim.by]).toEqual([200, { id: "web:token" }])
+    const left = new Date(claimed.json.claim.until).getTime() - Date.now()
+    expect(left).toBeGreaterThan(60_000)
+    expect(left).toBeLessThanOrEqual(120_500)
+    inbox.child.kill("SIGKILL")
+    asker.child.kill("SIGKILL")
+  }, 120_000)
+
+  it("beside --terminal the page keeps no claims: both are the one person's", async () => {
+    const { asker, inbox, listed, port } = await inboxWithAsk("claim-2", "--terminal")
+    expect(listed.claims).toBeUndefined()
+    const claimed = await postJson(port, `/api/questions/${listed.pending[0].id}/claim`, "tok", {})
+    expect([claimed.status, claimed.json.error]).toEqual([404, "no-claims"])
+    inbox.child.kill("SIGKILL")
+    asker.child.kill("SIGKILL")
+  }, 120_000)
 })

@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import {
   AskDeclined,
   type AskUserQuestionRequest,
@@ -15,77 +15,9 @@ import {
 import { WebProvider } from "effect-user-interaction/web"
 import { sanitize } from "../src/internal/sanitize.js"
 import { start, tempFiles } from "./cliHarness.js"
+import { Chromium, focusedName, open, openTabs, promise } from "./support/chromium.js"
 import { postJson } from "./support/webClient.js"
 import { batch, batchAnswer, single, singleAnswer } from "./support/requests.js"
-
-class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {
-  static readonly layer = Layer.effect(
-    Chromium,
-    Effect.acquireRelease(
-      Effect.promise(() =>
-        chromium.launch({
-          executablePath: "/usr/bin/chromium",
-          args: [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync"
-          ]
-        })
-      ),
-      (browser) => Effect.promise(() => browser.close())
-    )
-  )
-}
-
-const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
-
-/**
- * A seam with a web provider, and `n` tabs of one browser (one context, so
- * they share what tabs of one browser share), all closed with the test's
- * scope. `prepare` runs on each tab before it loads the page.
- */
-const openTabs = (n: number, prepare: (page: Page) => Promise<unknown> = async () => undefined) =>
-  Effect.gen(function*() {
-    const browser = yield* Chromium
-    const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer()))
-    const web = Context.get(context, WebProvider)
-    const ask = (request: AskUserQuestionRequest) => UserInteraction.ask(request).pipe(Effect.provideContext(context))
-    const browserContext = yield* Effect.acquireRelease(
-      promise(() => browser.newContext()),
-      (browserContext) => promise(() => browserContext.close())
-    )
-    const problems: Array<string> = []
-    const pages: Array<Page> = []
-    for (let i = 0; i < n; i++) {
-      const page = yield* promise(() => browserContext.newPage())
-      page.on("dialog", (dialog) => {
-        problems.push(`dialog: ${dialog.message()}`)
-        void dialog.dismiss()
-      })
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
-      yield* promise(() => prepare(page))
-      yield* promise(() => page.goto(web.url))
-      pages.push(page)
-    }
-    return { ask, pages, problems, web }
-  })
-
-/** A seam with a web provider, and a browser page on it, both closed with the test's scope. */
-const open = Effect.map(openTabs(1), ({ pages, ...rest }) => ({ page: pages[0]!, ...rest }))
-
-/** The accessible label (or text) of the focused element. */
-const focusedName = (page: Page) =>
-  promise(() =>
-    page.evaluate(() => {
-      const active = document.activeElement
-      return active?.getAttribute("aria-label") ?? active?.textContent ?? null
-    })
-  )
 
 // Live services: these tests wait on a real browser, not on the TestClock.
 layer(Chromium.layer, { timeout: 60_000, excludeTestServices: true })("web page in Chromium", (it) => {

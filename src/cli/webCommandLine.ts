@@ -12,17 +12,22 @@ import * as Option from "effect/Option"
 import { FanoutProvider } from "../FanoutProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import type { WebClaims } from "../web/WebClaims.js"
 import type { WebFlags } from "./webFlags.js"
 
 /** The web provider for these flags; a server that cannot start is `ProviderFailed`. */
-const announcedWebProvider = (flags: Partial<WebFlags>): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
+const announcedWebProvider = (
+  flags: Partial<WebFlags>,
+  claims: WebClaims | undefined
+): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
   Layer.effectContext(Effect.gen(function*() {
     // Loaded here, not at start-up: the terminal-only modes never need the HTTP stack.
     const { WebProvider } = yield* Effect.promise(() => import("../web/WebProvider.js"))
     const options = {
       port: Option.getOrUndefined(flags.port ?? Option.none()),
       host: Option.getOrUndefined(flags.host ?? Option.none()),
-      token: Option.getOrUndefined(flags.token ?? Option.none())
+      token: Option.getOrUndefined(flags.token ?? Option.none()),
+      claims
     }
     const context = yield* Layer.build(WebProvider.layer(options)).pipe(
       Effect.mapError((error) =>
@@ -42,9 +47,13 @@ const announcedWebProvider = (flags: Partial<WebFlags>): Layer.Layer<UserInterac
 /**
  * `--web`: the web provider; `--web --terminal`: the web page and `terminal`
  * at once (built in that order, so the URL line comes before any prompt).
+ * `claims`: the durable inbox's, which the page takes and shows.
  */
 export const webProviderFor = <E>(
   flags: Partial<WebFlags>,
-  terminal: Layer.Layer<UserInteractionProvider, E>
+  terminal: Layer.Layer<UserInteractionProvider, E>,
+  claims?: WebClaims
 ): Layer.Layer<UserInteractionProvider, ProviderFailed | E> =>
-  flags.terminal === true ? FanoutProvider.layer(announcedWebProvider(flags), terminal) : announcedWebProvider(flags)
+  flags.terminal === true
+    ? FanoutProvider.layer(announcedWebProvider(flags, claims), terminal)
+    : announcedWebProvider(flags, claims)

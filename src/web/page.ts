@@ -14,6 +14,7 @@ import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { unsafeSource } from "../internal/sanitize.js"
+import { joinModules } from "./pageModules.js"
 import { pageStyle } from "./pageStyle.js"
 
 /** The page and the headers it must be served with. */
@@ -36,8 +37,8 @@ const loadScript = (): string => {
   if (found === undefined) {
     throw new Error(`The web page script is missing: build the package (npm run build) so that dist/web/browser/page.js exists.`)
   }
-  // The source map would be one more request the policy refuses; drop the comment.
-  return readFileSync(found, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n")
+  // Source map comments are dropped with the modules' syntax: a map would be one more request the policy refuses.
+  return joinModules((file) => readFileSync(new URL(file, found), "utf8"), "page.js")
 }
 
 /**
