@@ -188,6 +188,31 @@ layer(Chromium.layer, { timeout: 120_000, excludeTestServices: true })("web inbo
       expect(problems).toEqual([])
     }), { timeout: 120_000 })
 
+  it.effect("a holder's name is shown as text: markup stays text, controls show as escapes, and its direction stays its own", () =>
+    Effect.gen(function*() {
+      const keeper = makeKeeper()
+      const context = yield* Layer.build(UserInteraction.layerWith(WebProvider.layer({
+        answerer: (request) => Effect.succeed(devices[request.cookies["device"] ?? ""]),
+        claims: keeper.claims
+      })))
+      const web = Context.get(context, WebProvider)
+      // A device named at pairing by whoever paired it: nothing the page may trust.
+      keeper.take("named-1", { id: "device:x", name: "<img src=x onerror=\"window.__pwned=1\">\u202eenohp s'anA" })
+      const asker = yield* Effect.forkChild(UserInteraction.ask(request("named-1")).pipe(Effect.provideContext(context)))
+      const problems: Array<string> = []
+      const page = yield* openPage(yield* deviceContext(web.url, "a"), web.url, problems)
+      yield* promise(() => claimStatus(page).getByText("is answering this request", { exact: false }).waitFor())
+      expect(yield* promise(() => claimStatus(page).textContent())).toBe(
+        "<img src=x onerror=\"window.__pwned=1\">\\u202eenohp s'anA is answering this request. You can answer it once they leave it."
+      )
+      expect(yield* promise(() => claimStatus(page).locator("bdi").count())).toBe(1)
+      expect(yield* promise(() => page.locator("img").count())).toBe(0)
+      expect(yield* promise(() => page.evaluate(() => (window as { __pwned?: unknown }).__pwned))).toBeUndefined()
+      expect(yield* promise(() => yesButton(page).isDisabled())).toBe(true)
+      yield* Fiber.interrupt(asker)
+      expect(problems).toEqual([])
+    }), { timeout: 120_000 })
+
   it.effect("ask-user inbox --web: the page's claim makes `ask-user answer` exit 8 naming web:token, and the page then answers", () =>
     Effect.gen(function*() {
       const browser = yield* Chromium
