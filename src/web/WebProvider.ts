@@ -5,7 +5,9 @@
  * for it wins. Whoever holds the page's token answers as `web:token`, and is
  * shown only the asks that allows (those without `answerableBy`, or whose
  * patterns match it: `web:token`, `web:*`, `*`); an answer or cancel on
- * another ask gets 403 `not-authorized`.
+ * another ask gets 403 `not-authorized`. Given a claims keeper (`claims`),
+ * the page claims the ask its person is answering, and shows every other
+ * answerer who is answering it.
  *
  * ```ts
  * const program = Effect.gen(function*() {

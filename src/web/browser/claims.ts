@@ -286,6 +286,8 @@ export const makeClaims = (hooks: ClaimHooks): PageClaims => {
         if (claim === undefined) holders.delete(id)
         else holders.set(id, claim.by)
       }
+      // What is no longer pending is no longer anyone's.
+      for (const id of holders.keys()) if (!hooks.isPending(id)) holders.delete(id)
       reconcile()
     },
     heard: (event) => {
