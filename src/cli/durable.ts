@@ -40,6 +40,7 @@ import { askAndPrintAnswer } from "./answerOutput.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
+import { inboxClaims } from "./inboxClaims.js"
 import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
 import type { WebFlags } from "./webFlags.js"
@@ -394,8 +395,11 @@ export const inbox = (
     // Ctrl+C on a prompt (the surface's own AskAborted) quits the inbox, as it quits `ask-user`:
     // that ask, and every other, stays pending.
     const quit = yield* Deferred.make<void>()
+    // The web page claims what it shows, but not beside this terminal: both are this one person's,
+    // and the page's claim would refuse their own answer here.
+    const claims = config.terminal ? undefined : inboxClaims(store)
     const surface = Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, quitsOnCtrlC(quit))).pipe(
-      Layer.provide(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false }))
+      Layer.provide(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false, claims }))
     )
     const quitting = Effect.andThen(
       Deferred.await(quit),

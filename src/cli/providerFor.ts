@@ -11,6 +11,7 @@ import type { WebFlags } from "./webFlags.js"
 import * as TerminalProvider from "../terminal/TerminalProvider.js"
 import type { InvalidRequest, ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import type { WebClaims } from "../web/WebClaims.js"
 import { scriptedAnswersLayer } from "./answersFile.js"
 
 /**
@@ -42,6 +43,8 @@ export interface ProviderFlags extends Partial<WebFlags> {
  */
 export interface ProviderContext {
   readonly requestOnStdin: boolean
+  /** The durable inbox's claims, which its web page takes and shows (`ask-user inbox --web`). @since 0.3.0 */
+  readonly claims?: WebClaims | undefined
 }
 
 /**
@@ -64,6 +67,6 @@ export const providerFor = (
     allowPipedSecrets: flags.allowPipedSecrets,
     ...(flags.plain === true ? { mode: "plain" as const } : {})
   })
-  if (flags.web === true) return webProviderFor(flags, terminal)
+  if (flags.web === true) return webProviderFor(flags, terminal, context.claims)
   return terminal
 }

@@ -12,13 +12,17 @@ import * as Option from "effect/Option"
 import { FanoutProvider } from "../FanoutProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
+import type { WebClaims } from "../web/WebClaims.js"
 import type { WebFlags } from "./webFlags.js"
 
 /** The web flags, and `--review`. */
 type WebProviderFlags = Partial<WebFlags> & { readonly review?: boolean | undefined }
 
 /** The web provider for these flags; a server that cannot start is `ProviderFailed`. */
-const announcedWebProvider = (flags: WebProviderFlags): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
+const announcedWebProvider = (
+  flags: WebProviderFlags,
+  claims: WebClaims | undefined
+): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
   Layer.effectContext(Effect.gen(function*() {
     // Loaded here, not at start-up: the terminal-only modes never need the HTTP stack.
     const { WebProvider } = yield* Effect.promise(() => import("../web/WebProvider.js"))
@@ -26,7 +30,8 @@ const announcedWebProvider = (flags: WebProviderFlags): Layer.Layer<UserInteract
       port: Option.getOrUndefined(flags.port ?? Option.none()),
       host: Option.getOrUndefined(flags.host ?? Option.none()),
       token: Option.getOrUndefined(flags.token ?? Option.none()),
-      review: flags.review
+      review: flags.review,
+      claims
     }
     const context = yield* Layer.build(WebProvider.layer(options)).pipe(
       Effect.mapError((error) =>
@@ -46,9 +51,13 @@ const announcedWebProvider = (flags: WebProviderFlags): Layer.Layer<UserInteract
 /**
  * `--web`: the web provider; `--web --terminal`: the web page and `terminal`
  * at once (built in that order, so the URL line comes before any prompt).
+ * `claims`: the durable inbox's, which the page takes and shows.
  */
 export const webProviderFor = <E>(
   flags: WebProviderFlags,
-  terminal: Layer.Layer<UserInteractionProvider, E>
+  terminal: Layer.Layer<UserInteractionProvider, E>,
+  claims?: WebClaims
 ): Layer.Layer<UserInteractionProvider, ProviderFailed | E> =>
-  flags.terminal === true ? FanoutProvider.layer(announcedWebProvider(flags), terminal) : announcedWebProvider(flags)
+  flags.terminal === true
+    ? FanoutProvider.layer(announcedWebProvider(flags, claims), terminal)
+    : announcedWebProvider(flags, claims)

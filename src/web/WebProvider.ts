@@ -5,7 +5,9 @@
  * for it wins. Whoever holds the page's token answers as `web:token`, and is
  * shown only the asks that allows (those without `answerableBy`, or whose
  * patterns match it: `web:token`, `web:*`, `*`); an answer or cancel on
- * another ask gets 403 `not-authorized`.
+ * another ask gets 403 `not-authorized`. Given a claims keeper (`claims`),
+ * the page claims the ask its person is answering, and shows every other
+ * answerer who is answering it.
  *
  * ```ts
  * const program = Effect.gen(function*() {
@@ -35,6 +37,8 @@ import { type Entry, makePendingTable, type PendingTable, type PendingView } fro
 import { displayHost, makeHostCheck, makeTokenCheck, randomToken } from "./security.js"
 import { secretRefusal } from "./secretGuard.js"
 import { makeWebApp } from "./server.js"
+import { makeClaimKeeper } from "./claims.js"
+import type { WebClaims } from "./WebClaims.js"
 import {
   describeSurface,
   interruptionReason,
@@ -75,6 +79,17 @@ export interface WebProviderOptions {
    * @since 0.3.0
    */
   readonly review?: boolean | undefined
+  /**
+   * Claims, kept by whatever keeps the asks (a durable inbox): the page
+   * claims an ask for its answerer when it starts answering it, renews the
+   * claim while it holds the ask open and releases it when it leaves; every
+   * other page says who is answering and lets nobody else answer, and an
+   * answer or cancel posted meanwhile gets 409 `claimed`. Without it, the
+   * first valid answer wins.
+   *
+   * @since 0.3.0
+   */
+  readonly claims?: WebClaims | undefined
 }
 
 /** Who answers on the loopback page: whoever holds its token. */
@@ -141,7 +156,8 @@ export class WebProvider extends Context.Service<WebProvider, {
       const app = yield* makeWebApp(table, {
         hostAllowed: makeHostCheck(host, port),
         tokenMatches: makeTokenCheck(token),
-        answerer: options.answerer ?? byTokenHolder
+        answerer: options.answerer ?? byTokenHolder,
+        claims: options.claims === undefined ? undefined : yield* makeClaimKeeper(table, options.claims)
       }, {
         review: options.review
       })

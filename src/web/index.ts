@@ -5,4 +5,5 @@
  * @since 0.2.0
  */
 export { WebProvider, type WebPendingAsk, type WebProviderOptions } from "./WebProvider.js"
+export type { HeldClaim, WebClaim, WebClaims } from "./WebClaims.js"
 export { WebSecretPage, type WebSecretPageOptions } from "./WebSecretPage.js"

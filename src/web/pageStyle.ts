@@ -29,6 +29,9 @@ h2 { font-size: 1.2rem; margin: 0.25rem 0 0.75rem; overflow-wrap: anywhere; }
 .request-first { overflow-wrap: anywhere; }
 #card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1rem; }
 #card[aria-busy="true"] { opacity: 0.6; }
+#claim-status:not(:empty) { margin: 0 0 0.75rem; padding: 0.6rem 0.8rem; border-radius: 10px; border: 1px solid var(--accent);
+  overflow-wrap: anywhere; }
+.text:disabled, label.option:has(input:disabled) { opacity: 0.6; cursor: default; }
 .asker, .progress { margin: 0; color: var(--muted); font-size: 0.9rem; }
 .chip { display: inline-block; max-width: 100%; box-sizing: border-box; margin: 0.5rem 0 0; padding: 0.1rem 0.6rem;
   border-radius: 0.75rem; border: 1px solid var(--line); font-size: 0.8rem; overflow-wrap: anywhere; }

@@ -19,9 +19,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
+import type { Answerer } from "../Answerer.js"
 import type { Agent, AskUserQuestionItem, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { ProviderClosed, type UserInteractionError } from "../UserInteractionError.js"
 import type { ProviderAnswer } from "../UserInteractionProvider.js"
+import type { WebClaim as Claim } from "./WebClaims.js"
 
 /** How an ask left the table, as the `resolved` event reports it. */
 export type Outcome = "answered" | "cancelled" | "aborted" | "timeout" | "closed"
@@ -37,6 +39,14 @@ export interface PendingView {
   readonly id: string
   readonly request: WireRequest
   readonly askedAt: string
+  /** Who is answering it, while they hold a claim (only in a listing; a stream says `claimed`). */
+  readonly claim?: WireClaim
+}
+
+/** A claim as the page sees it: who holds it, and until when (by the claims' own clock). */
+export interface WireClaim {
+  readonly by: Answerer
+  readonly until: string
 }
 
 /**
@@ -54,6 +64,10 @@ export interface Elsewhere {
 export type WebEvent =
   | { readonly event: "asked"; readonly data: PendingView }
   | { readonly event: "resolved"; readonly data: { readonly id: string; readonly outcome: Outcome } & Partial<Elsewhere> }
+  /** Someone holds a claim on the ask (sent when the holder changes, and after its `asked` on a replay). */
+  | { readonly event: "claimed"; readonly data: { readonly id: string } & WireClaim }
+  /** The claim on a still-pending ask ended (released, or lapsed). */
+  | { readonly event: "released"; readonly data: { readonly id: string } }
   /**
    * The last event of every stream: the provider is closing (`unanswered`: asks
    * withdrawn unanswered while it ran: timed out, given up by the agent, closed;
@@ -91,8 +105,19 @@ export interface PendingTable {
   readonly register: (request: AskUserQuestionRequest, askedAt: Date) => Entry | undefined
   /** The pending entry with this id, if it is still pending. */
   readonly lookup: (id: string) => Entry | undefined
-  /** Snapshot of everything pending that `shows` lets through (everything by default), oldest first. */
+  /** Snapshot of everything pending that `shows` lets through (everything by default), oldest first, each with its claim. */
   readonly list: (shows?: Shows) => ReadonlyArray<PendingView>
+  /** Every pending entry, oldest first. */
+  readonly entries: () => ReadonlyArray<Entry>
+  /** The claim held on a pending entry, if any. */
+  readonly claimOf: (entry: Entry) => Claim | undefined
+  /**
+   * Records who holds a claim on a pending entry (`undefined`: nobody), and
+   * tells the streams shown it when the holder changes (`claimed`) or the
+   * claim ends (`released`); a renewal only moves `until`. Nothing for an
+   * entry no longer pending.
+   */
+  readonly setClaim: (entry: Entry, claim: Claim | undefined) => void
   /**
    * Settles an entry once: false when something settled it first. `exit` is
    * what the provider's ask ends with (an answer, a cancel); without it a
@@ -137,6 +162,12 @@ const wireRequest = (request: AskUserQuestionRequest): WireRequest =>
     ? { questions: request.questions }
     : { questions: request.questions, agent: request.agent }
 
+/** A claim as JSON carries it. */
+export const wireClaim = ({ by, until }: Claim): WireClaim => ({
+  by: by.name === undefined ? { id: by.id } : { id: by.id, name: by.name },
+  until: until.toISOString()
+})
+
 const exitFor = (outcome: Outcome): Exit.Exit<ProviderAnswer, UserInteractionError> | undefined =>
   outcome === "closed"
     ? Exit.fail(new ProviderClosed({ message: "The web provider closed before an answer arrived." }))
@@ -146,6 +177,8 @@ const exitFor = (outcome: Outcome): Exit.Exit<ProviderAnswer, UserInteractionErr
 /** Makes an empty table. */
 export const makePendingTable = (): PendingTable => {
   const pending = new Map<string, Entry>()
+  /** The claims held on pending entries, by entry id. */
+  const claims = new Map<string, Claim>()
   const subscribers = new Set<Subscriber>()
   let closed = false
   let ended = false
@@ -187,6 +220,7 @@ export const makePendingTable = (): PendingTable => {
   ): boolean => {
     if (pending.get(entry.view.id) !== entry) return false
     pending.delete(entry.view.id)
+    claims.delete(entry.view.id)
     const counted = isWithdrawn(outcome, elsewhere)
       ? "withdrawn"
       : outcome === "cancelled" || (elsewhere !== undefined && elsewhere.settled !== "answered")
@@ -200,6 +234,31 @@ export const makePendingTable = (): PendingTable => {
     broadcast({ event: "resolved", data: { id: entry.view.id, outcome, ...elsewhere } }, entry.request)
     if (exit !== undefined) Deferred.doneUnsafe(entry.answer, exit)
     return true
+  }
+
+  const claimed = (entry: Entry, claim: Claim): WebEvent => ({
+    event: "claimed",
+    data: { id: entry.view.id, ...wireClaim(claim) }
+  })
+
+  const setClaim = (entry: Entry, claim: Claim | undefined) => {
+    if (pending.get(entry.view.id) !== entry) return
+    const before = claims.get(entry.view.id)
+    if (claim === undefined) {
+      if (before === undefined) return
+      claims.delete(entry.view.id)
+      broadcast({ event: "released", data: { id: entry.view.id } }, entry.request)
+      return
+    }
+    claims.set(entry.view.id, claim)
+    // A renewal is no news to the pages: they show who, not until when.
+    if (before?.by.id !== claim.by.id || before.by.name !== claim.by.name) broadcast(claimed(entry, claim), entry.request)
+  }
+
+  /** An entry's view with its claim, as a listing shows it. */
+  const listed = (entry: Entry): PendingView => {
+    const claim = claims.get(entry.view.id)
+    return claim === undefined ? entry.view : { ...entry.view, claim: wireClaim(claim) }
   }
 
   /** The `closing` event for a stream shown what `shows` lets through. */
@@ -220,7 +279,10 @@ export const makePendingTable = (): PendingTable => {
             const subscriber: Subscriber = { queue, shows }
             // One synchronous step: the replay and the subscription see the same table.
             for (const entry of pending.values()) {
-              if (shows(entry.request)) Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
+              if (!shows(entry.request)) continue
+              Queue.offerUnsafe(queue, { event: "asked", data: entry.view })
+              const claim = claims.get(entry.view.id)
+              if (claim !== undefined) Queue.offerUnsafe(queue, claimed(entry, claim))
             }
             if (ended) {
               Queue.offerUnsafe(queue, closing(shows))
@@ -252,7 +314,10 @@ export const makePendingTable = (): PendingTable => {
   return {
     register,
     lookup: (id) => pending.get(id),
-    list: (shows = showsAll) => Array.from(pending.values()).flatMap((entry) => shows(entry.request) ? [entry.view] : []),
+    list: (shows = showsAll) => Array.from(pending.values()).flatMap((entry) => shows(entry.request) ? [listed(entry)] : []),
+    entries: () => Array.from(pending.values()),
+    claimOf: (entry) => pending.get(entry.view.id) === entry ? claims.get(entry.view.id) : undefined,
+    setClaim,
     settle,
     events,
     close,

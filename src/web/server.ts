@@ -25,10 +25,11 @@ import * as Sse from "effect/encoding/Sse"
 import { type Answerer, isAnswerableBy } from "../Answerer.js"
 import type { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 import { checkAnswer, checkAnswerer } from "../AskValidation.js"
+import type { ClaimKeeper, ClaimOutcome } from "./claims.js"
 import { AskCancelled } from "../UserInteractionError.js"
 import { markAnswerer, type ProviderAnswer } from "../UserInteractionProvider.js"
 import { webPage, type WebPageOptions } from "./page.js"
-import type { Entry, PendingTable, Shows, WebEvent } from "./pending.js"
+import { type Entry, type PendingTable, type Shows, wireClaim, type WebEvent } from "./pending.js"
 import type { IncomingMessage } from "node:http"
 import { authenticateChallenge, hostLinesProblem, maxBodyBytes, originAllowed } from "./security.js"
 
@@ -41,9 +42,10 @@ export interface GateOptions {
 /** Who a request that passed the gate is from; `undefined` when nobody can say. */
 export type AnswererOfRequest = (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Answerer | undefined>
 
-/** The gate, and who the requests it lets in are from. */
+/** The gate, who the requests it lets in are from, and the claims when the provider keeps them. */
 export interface WebAppOptions extends GateOptions {
   readonly answerer: AnswererOfRequest
+  readonly claims?: ClaimKeeper | undefined
 }
 
 /** Headers every response of the web surface carries. */
@@ -59,6 +61,33 @@ export const securityHeaders = {
 const json = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(body, { status })
 
 const notPending = json(404, { error: "not-pending" })
+
+const noClaims = json(404, { error: "no-claims", message: "This page keeps no claims: the first valid answer wins." })
+
+/**
+ * The response to a claim or a release (`held`: what 200 carries), or, before
+ * an answer or a cancel, the refusal (undefined: go on).
+ */
+const claimResponse = (outcome: ClaimOutcome, held: (outcome: ClaimOutcome) => object | undefined) => {
+  switch (outcome._tag) {
+    case "Held": {
+      const body = held(outcome)
+      return body === undefined ? undefined : json(200, body)
+    }
+    case "Claimed":
+      return json(409, {
+        error: "claimed",
+        message: outcome.message,
+        ...(outcome.claim === undefined ? {} : { claim: wireClaim(outcome.claim) })
+      })
+    case "NotAuthorized":
+      return json(403, { error: "not-authorized", message: outcome.message })
+    case "NotPending":
+      return notPending
+  }
+}
+
+const claimHeld = (outcome: ClaimOutcome) => ({ ok: true, ...(outcome._tag === "Held" && outcome.claim !== undefined ? { claim: wireClaim(outcome.claim) } : {}) })
 
 /** The asks `by` is shown: those it may settle. */
 const showsTo = (by: Answerer | undefined): Shows => (request) => isAnswerableBy(request.answerableBy, by)
@@ -109,7 +138,12 @@ const readJson = Effect.gen(function*() {
 })
 
 /** The routes, as one `effect/http` handler, and the `Allow` value of each path they take. */
-const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest, pageOptions: WebPageOptions) =>
+const makeRoutes = (
+  table: PendingTable,
+  answererOf: AnswererOfRequest,
+  claims: ClaimKeeper | undefined,
+  pageOptions: WebPageOptions
+) =>
   Effect.gen(function*() {
     const answerer = Effect.flatMap(HttpServerRequest.HttpServerRequest, answererOf)
     const router = yield* HttpRouter.make
@@ -133,7 +167,13 @@ const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest, pageOpti
         HttpServerResponse.setHeader("content-security-policy", page.contentSecurityPolicy)
       )))
 
-    yield* add("GET", "/api/questions", () => Effect.map(answerer, (by) => json(200, { pending: table.list(showsTo(by)) })))
+    // With claims, the page learns how often to renew one, and who it is (to tell its own claims from others').
+    yield* add("GET", "/api/questions", () =>
+      Effect.map(answerer, (by) =>
+        json(200, {
+          pending: table.list(showsTo(by)),
+          ...(claims === undefined ? {} : { claims: { ttlMillis: claims.ttlMillis, ...(by === undefined ? {} : { you: by }) } })
+        })))
 
     yield* add("GET", "/api/events", () =>
       Effect.map(answerer, (by) =>
@@ -147,13 +187,33 @@ const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest, pageOpti
           { contentType: "text/event-stream", headers: { "x-accel-buffering": "no", connection: "close" } }
         )))
 
+    /** With claims, an answer or cancel takes the claim first: 409 while someone else holds it. */
+    const admitted = (entry: Entry, by: Answerer | undefined) =>
+      claims === undefined ? Effect.succeed(undefined) : Effect.map(claims.admit(entry, by), (outcome) => claimResponse(outcome, () => undefined))
+
+    /** `POST …/claim` and `…/release`: 404 without claims or once settled, 403 for whom the ask is not meant. */
+    const claimRoute = (act: (keeper: ClaimKeeper) => (entry: Entry, by: Answerer | undefined) => Effect.Effect<ClaimOutcome>) => () =>
+      Effect.gen(function*() {
+        if (claims === undefined) return noClaims
+        const { id } = yield* HttpRouter.params
+        const entry = id === undefined ? undefined : table.lookup(id)
+        if (entry === undefined) return notPending
+        const by = yield* answerer
+        const refused = refusal(entry, by)
+        if (refused !== undefined) return refused
+        return claimResponse(yield* act(claims)(entry, by), claimHeld)!
+      })
+
+    yield* add("POST", "/api/questions/:id/claim", claimRoute((keeper) => keeper.claim))
+    yield* add("POST", "/api/questions/:id/release", claimRoute((keeper) => keeper.release))
+
     yield* add("POST", "/api/questions/:id/answer", () =>
       Effect.gen(function*() {
         const { id } = yield* HttpRouter.params
         const before = id === undefined ? undefined : table.lookup(id)
         if (before === undefined) return notPending
         const by = yield* answerer
-        const refused = refusal(before, by)
+        const refused = refusal(before, by) ?? (yield* admitted(before, by))
         if (refused !== undefined) return refused
         const body = yield* readJson
         if (Result.isFailure(body)) return body.failure
@@ -172,7 +232,7 @@ const makeRoutes = (table: PendingTable, answererOf: AnswererOfRequest, pageOpti
         const entry = id === undefined ? undefined : table.lookup(id)
         if (entry === undefined) return notPending
         const by = yield* answerer
-        const refused = refusal(entry, by)
+        const refused = refusal(entry, by) ?? (yield* admitted(entry, by))
         if (refused !== undefined) return refused
         const cancelled = markAnswerer(new AskCancelled({ message: "The request was cancelled in the web page." }), by)
         return table.settle(entry, "cancelled", Exit.fail(cancelled)) ? json(200, { ok: true }) : notPending
@@ -203,7 +263,7 @@ const unrouted = (allow: string | undefined, method: string) =>
  * change what the page does (its review before submit).
  */
 export const makeWebApp = (table: PendingTable, options: WebAppOptions, pageOptions: WebPageOptions = {}) =>
-  Effect.map(makeRoutes(table, options.answerer, pageOptions), (routes) =>
+  Effect.map(makeRoutes(table, options.answerer, options.claims, pageOptions), (routes) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const headers = request.headers

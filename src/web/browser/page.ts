@@ -25,9 +25,13 @@
  * When the request on screen is settled somewhere else, the page says so and
  * puts the focus on that notice, never on another request's control: a
  * keystroke meant for one request must not answer another.
+ *
+ * Where the server keeps claims, `claims.ts` claims the request this page is
+ * answering and holds the requests others are answering.
  */
 
 import { choices } from "./choices.js"
+import { type ClaimEvent, type ListedClaims, makeClaims } from "./claims.js"
 import { type Child, h, model, modelIn, shown } from "./dom.js"
 import { review } from "./review.js"
 import { freeText, type Step, textBox } from "./textAnswer.js"
@@ -54,6 +58,7 @@ type StreamMessage =
   | { readonly type: "asked"; readonly data: PendingRequest }
   | { readonly type: "resolved"; readonly data: Resolved }
   | { readonly type: "closing"; readonly data: Closing }
+  | ClaimEvent
 
 /** The server's `closing` event: asks withdrawn unanswered, and asks a person cancelled or declined. */
 interface Closing {
@@ -107,6 +112,8 @@ const announce = (...message: ReadonlyArray<Child>) => {
 const showAlert = (...message: ReadonlyArray<Child>) => {
   alertBox.replaceChildren(...message)
 }
+
+const claims = makeClaims({ card, current: () => currentId, isPending: (id) => pending.has(id), token, shown })
 
 const api = (path: string, body?: unknown) =>
   fetch(path, {
@@ -449,7 +456,7 @@ const otherReplacesTicks = (other: HTMLInputElement, boxes: ReadonlyArray<HTMLIn
 }
 
 const record = (question: PageQuestion, item: AnswerItem) => {
-  if (inFlight !== undefined || currentId === undefined) return
+  if (inFlight !== undefined || currentId === undefined || claims.heldByOther(currentId)) return
   const entry = pending.get(currentId)
   if (entry === undefined) return
   const state = progressOf(entry.id)
@@ -553,6 +560,9 @@ const submit = (entry: PendingRequest, state: Progress) =>
         forget(entry.id)
       } else if (response.status === 404) {
         settledElsewhere(entry.id, `Your answer was not sent: this request was already ${settledPhrase(settled.get(entry.id))}.`)
+      } else if (response.status === 409) {
+        claims.refused(entry.id, await response.json().catch(() => ({})))
+        showAlert("Your answer was not sent: someone else is answering this request.")
       } else if (response.status === 422) {
         const body = await response.json().catch(() => ({})) as { message?: string }
         state.index = 0
@@ -569,7 +579,7 @@ const submit = (entry: PendingRequest, state: Progress) =>
   })
 
 const cancelCurrent = async () => {
-  if (inFlight !== undefined || currentId === undefined) return
+  if (inFlight !== undefined || currentId === undefined || claims.heldByOther(currentId)) return
   const id = currentId
   await posting(id, async () => {
     try {
@@ -580,6 +590,9 @@ const cancelCurrent = async () => {
       } else if (response.status === 404) {
         // The cancel lost a race: say what happened instead.
         settledElsewhere(id, `Not cancelled: this request was already ${settledPhrase(settled.get(id))}.`)
+      } else if (response.status === 409) {
+        claims.refused(id, await response.json().catch(() => ({})))
+        showAlert("Not cancelled: someone else is answering this request.")
       } else {
         showAlert(`The server refused to cancel (HTTP ${response.status}).`)
       }
@@ -635,13 +648,14 @@ const learn = (entry: PendingRequest, arrival: boolean) => {
 const sync = () =>
   api("/api/questions").then(async (response) => {
     if (!response.ok || finished !== undefined) return
-    const body = await response.json() as { pending: ReadonlyArray<PendingRequest> }
+    const body = await response.json() as { pending: ReadonlyArray<PendingRequest> } & ListedClaims
     if (finished !== undefined) return
     const listed = new Set(body.pending.map((p) => p.id))
     for (const id of Array.from(pending.keys())) {
       if (!listed.has(id) && !seenSinceOpen.has(id)) settledElsewhere(id, "This request is no longer waiting.")
     }
     for (const entry of body.pending) learn(entry, false)
+    claims.listed(body)
   }).catch(() => undefined)
 
 const live = "Live: new questions appear here as they arrive."
@@ -660,6 +674,10 @@ const receive = (message: StreamMessage) => {
       return
     case "status":
       connection.textContent = message.text
+      return
+    case "claimed":
+    case "released":
+      claims.heard(message)
       return
     case "asked":
       learn(message.data, true)
@@ -750,6 +768,9 @@ const connect = () =>
     source.addEventListener("asked", (event) => relay({ type: "asked", data: data(event) as PendingRequest }))
     source.addEventListener("resolved", (event) => relay({ type: "resolved", data: data(event) as Resolved }))
     source.addEventListener("closing", (event) => relay({ type: "closing", data: data(event) as Closing }))
+    for (const type of ["claimed", "released"] as const) {
+      source.addEventListener(type, (event) => relay({ type, data: data(event) } as ClaimEvent))
+    }
   })
 
 document.addEventListener("keydown", (event) => {

@@ -1,0 +1,28 @@
+/**
+ * The durable store's claims as the web page's claims hook, for `ask-user
+ * inbox --web`: the page claims an ask in the store for whoever answers it
+ * there (the token holder, `web:token`, on the loopback page), for SPEC's 2
+ * minutes, renewed while the page holds the ask open; it learns of claims
+ * taken elsewhere (`ask-user answer` on another machine, another inbox) from
+ * the store's pending asks. The claims live in the store, so every other
+ * answerer of the ask is held to them.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import { defaultClaimTtlMillis, isLive } from "../durable/claims.js"
+import type { DurableStore } from "../durable/DurableStore.js"
+import type { HeldClaim, WebClaims } from "../web/WebClaims.js"
+
+/** The claims of `store`'s pending asks, read on the database's clock. */
+export const inboxClaims = (store: DurableStore["Service"]): WebClaims => ({
+  ttl: defaultClaimTtlMillis,
+  claim: (askId, by) => store.claim(askId, by, defaultClaimTtlMillis),
+  release: store.release,
+  held: Effect.gen(function*() {
+    const claimed = (yield* store.pending).filter((ask) => ask.claim !== undefined)
+    if (claimed.length === 0) return []
+    const now = yield* store.databaseNow
+    return claimed.flatMap((ask): Array<HeldClaim> => isLive(ask.claim, now) ? [{ askId: ask.id, claim: ask.claim }] : [])
+  })
+})
