@@ -33,30 +33,11 @@ export const labelSaysRecommended = (label: string): boolean => recommendedSuffi
 export const isRecommended = (option: { readonly label: string; readonly recommended?: boolean | undefined }): boolean =>
   option.recommended ?? recommendedSuffix.test(option.label)
 
-/** The number of UTF-8 bytes of `text`, counted without encoding it; stops counting past `limit`. */
-const utf8Bytes = (text: string, limit: number): number => {
-  let bytes = 0
-  for (let i = 0; i < text.length && bytes <= limit; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x80) bytes += 1
-    else if (code < 0x800) bytes += 2
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1)
-      // A surrogate pair is one code point of four bytes; a lone surrogate encodes as U+FFFD (three).
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4
-        i++
-      } else bytes += 3
-    } else bytes += 3
-  }
-  return bytes
-}
-
 /** A preview of at most 8 KiB in UTF-8. */
 export const isPreviewSize = Schema.makeFilter<string>(
   (preview) =>
     // Three bytes per UTF-16 unit at most: most previews are decided without counting.
-    preview.length * 3 <= maxPreviewBytes || utf8Bytes(preview, maxPreviewBytes) <= maxPreviewBytes
+    preview.length * 3 <= maxPreviewBytes || Buffer.byteLength(preview, "utf8") <= maxPreviewBytes
       ? undefined
       : `is longer than ${maxPreviewBytes} bytes (8 KiB) in UTF-8`,
   { expected: "a preview of at most 8 KiB" }
