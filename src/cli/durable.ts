@@ -27,7 +27,6 @@ import { parseTarget } from "../notify/parse.js"
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
 import { UserInteraction } from "../UserInteraction.js"
 import {
-  AskAborted,
   AskTimeout,
   InvalidRequest,
   ProviderClosed,
