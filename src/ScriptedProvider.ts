@@ -9,8 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Answerer } from "./Answerer.js"
 import type { AskUserQuestionRequest } from "./AskUserQuestion.js"
-import { markAnswerer, type ProviderAnswer, UserInteractionProvider } from "./UserInteractionProvider.js"
-import { AskCancelled, AskDeclined, type UserInteractionError } from "./UserInteractionError.js"
+import { answeredBy } from "./internal/answeredBy.js"
+import { type ProviderAnswer, UserInteractionProvider } from "./UserInteractionProvider.js"
+import type { UserInteractionError } from "./UserInteractionError.js"
 
 /** Who a scripted provider answers as, unless told otherwise. */
 const scriptedAnswerer: Answerer = { id: "scripted:test" }
@@ -36,18 +37,12 @@ export class ScriptedProvider extends Context.Service<ScriptedProvider, {
     options?: { readonly by?: Answerer | undefined }
   ): Layer.Layer<UserInteractionProvider | ScriptedProvider> {
     const by = options?.by ?? scriptedAnswerer
-    // An answer is copied, not marked: a script may hand back one answer object for every ask, and
-    // another provider may return the very same object. An error passes through as it is (callers
-    // may compare it), marked again on each ask.
-    const answered = (answer: ProviderAnswer): ProviderAnswer => answer.by === undefined ? { ...answer, by } : answer
-    const settled = (error: UserInteractionError): UserInteractionError =>
-      error instanceof AskCancelled || error instanceof AskDeclined ? markAnswerer(error, by) : error
     return Layer.effectContext(Effect.sync(() => {
       const seen: Array<AskUserQuestionRequest> = []
       return Context.make(UserInteractionProvider, {
         ask: (request) => Effect.suspend(() => {
           seen.push(request)
-          return Effect.mapBoth(answer(request), { onFailure: settled, onSuccess: answered })
+          return answeredBy(by, answer(request))
         }),
         name: "scripted"
       }).pipe(Context.add(ScriptedProvider, { requests: Effect.sync(() => seen.slice()) }))

@@ -12,7 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { UserInteractionProvider } from "../UserInteractionProvider.js"
-import { durableRequestProblem, outcomeResult, refuseOtherQuestions, settledOutcome, withAnswerer } from "./asking.js"
+import { answeredBy } from "../internal/answeredBy.js"
+import { durableRequestProblem, outcomeResult, refuseOtherQuestions, settledOutcome } from "./asking.js"
 import { DurableStore } from "./DurableStore.js"
 
 /**
@@ -63,7 +64,9 @@ export const DurableProvider = {
             const record = settled === undefined ? yield* store.find(id) : known
             if (settled === undefined) yield* refuseOtherQuestions(id, record, request)
             // What an expiry means is fixed when the ask is created, as its expiry is: the stored request's.
-            return yield* withAnswerer(outcomeResult(id, outcome, record?.request ?? request), record)
+            // Named as the store's receipt names who settled it, for the asker's own receipt and
+            // Settled event; the surface stays "durable" (decision 102).
+            return yield* answeredBy(record?.receipt?.by, outcomeResult(id, outcome, record?.request ?? request))
           })
         return UserInteractionProvider.of({ ask, name: "durable" })
       })

@@ -21,7 +21,6 @@ import {
   ProviderFailed,
   type UserInteractionError
 } from "../UserInteractionError.js"
-import { markAnswerer, type ProviderAnswer } from "../UserInteractionProvider.js"
 import type { Outcome } from "./AskWorkflow.js"
 import type { AskRecord } from "./DurableStore.js"
 import { expiresInProblem } from "./expiry.js"
@@ -111,21 +110,6 @@ export const refuseOtherQuestions = (id: string, known: AskRecord | undefined, r
         "or with the answerableBy it was asked with to join it."
     })
   )
-}
-
-/**
- * The outcome as the asker gets it, naming who settled it as the store's
- * receipt does: the seam puts them in the asker's own receipt and `Settled`
- * event. The surface stays `"durable"` (decision 102).
- */
-export const withAnswerer = (
-  result: Effect.Effect<AskUserQuestionAnswer, UserInteractionError>,
-  record: AskRecord | undefined
-): Effect.Effect<ProviderAnswer, UserInteractionError> => {
-  const by = record?.receipt?.by
-  return by === undefined
-    ? result
-    : Effect.mapBoth(result, { onSuccess: (answer) => ({ ...answer, by }), onFailure: (error) => markAnswerer(error, by) })
 }
 
 export const settledOutcome = (record: AskRecord): Outcome | undefined =>

@@ -11,22 +11,26 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { Answerer } from "../Answerer.js"
-import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
+import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswerer } from "../AskValidation.js"
 import { AskCancelled, AskDeclined, type NotAuthorized } from "../UserInteractionError.js"
 import { markAnswerer, type ProviderAnswer } from "../UserInteractionProvider.js"
 
 /**
- * `ask`, its answer given `by` and its cancel or decline marked with it. An
- * unknown answerer (`undefined`) leaves the outcome as it is.
+ * `ask`, its answer given `by` (unless it names its own) and its cancel or
+ * decline marked with it. An unknown answerer (`undefined`) leaves the
+ * outcome as it is. The one way every provider that knows who answers
+ * says so: the terminal, MCP, ACP, scripts, the durable asker.
  */
 export const answeredBy = <E, R>(
   by: Answerer | undefined,
-  ask: Effect.Effect<AskUserQuestionAnswer, E, R>
+  ask: Effect.Effect<ProviderAnswer, E, R>
 ): Effect.Effect<ProviderAnswer, E, R> =>
   by === undefined ? ask : Effect.mapBoth(ask, {
-    // Copied, not marked: the answer object may be shared (a checked answer the seam caches).
-    onSuccess: (answer): ProviderAnswer => ({ ...answer, by }),
+    // Copied, not marked: the answer object may be shared (a script's one answer for every ask, a
+    // checked answer the seam caches). An error passes through as it is (callers may compare it),
+    // marked again on each ask.
+    onSuccess: (answer): ProviderAnswer => answer.by === undefined ? { ...answer, by } : answer,
     onFailure: (error) => error instanceof AskCancelled || error instanceof AskDeclined ? markAnswerer(error, by) : error
   })
 
@@ -39,7 +43,7 @@ export const answeredBy = <E, R>(
 export const askAs = <E, R>(
   by: Answerer | undefined,
   request: AskUserQuestionRequest,
-  ask: Effect.Effect<AskUserQuestionAnswer, E, R>
+  ask: Effect.Effect<ProviderAnswer, E, R>
 ): Effect.Effect<ProviderAnswer, E | NotAuthorized, R> => {
   const allowed = checkAnswerer(request, by)
   return Result.isFailure(allowed) ? Effect.fail(allowed.failure) : answeredBy(by, ask)
