@@ -1,0 +1,424 @@
+/**
+ * SlackProvider against a stand-in of Slack's Web API and Socket Mode
+ * endpoint (test/support/slackStandIn.ts), driven through the real
+ * `@slack/web-api` and `@slack/socket-mode` clients: each way of answering,
+ * the attacks SPEC and issue 35 name, reconnects, settling elsewhere, the
+ * durable inbox served on Slack, and clean-up.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Context, Deferred, Effect, Option, Exit, Fiber, Layer, Scope } from "effect"
+import {
+  type AskUserQuestionRequest,
+  FanoutProvider,
+  ScriptedProvider,
+  UserInteraction,
+  type UserInteractionProvider
+} from "effect-user-interaction"
+import { DurableInbox, DurableStore } from "effect-user-interaction/durable"
+import { SlackProvider, type SlackProviderOptions } from "effect-user-interaction/slack"
+import { ana, appToken, bob, botToken, channelId, type SlackStandIn, startSlackStandIn } from "./support/slackStandIn.js"
+
+const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
+
+/** A stand-in, closed when the test's scope ends (after the provider, which is built later). */
+const standIn = Effect.acquireRelease(promise(() => startSlackStandIn()), (slack) => promise(() => slack.close()))
+
+const options = (slack: SlackStandIn, more: Partial<SlackProviderOptions> = {}): SlackProviderOptions => ({
+  botToken,
+  appToken,
+  channel: channelId,
+  apiUrl: slack.apiUrl,
+  ...more
+})
+
+/** A seam with `layer` registered in the test's scope: `ask` with its receipt. */
+const seam = <E>(layer: Layer.Layer<UserInteractionProvider, E>) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(UserInteraction.layerWith(layer))
+    return (request: AskUserQuestionRequest) => UserInteraction.askWithReceipt(request).pipe(Effect.provideContext(context))
+  })
+
+const deploy: AskUserQuestionRequest = {
+  agent: { id: "a", name: "Builder" },
+  questions: [{
+    id: "deploy",
+    question: "Deploy now?",
+    options: [{ label: "Yes", recommended: true }, { label: "No", description: "Wait for the next window" }]
+  }]
+}
+
+/** The text of every block that shows text, flattened. */
+const texts = (blocks: ReadonlyArray<Record<string, any>>): Array<string> =>
+  blocks.flatMap((block) => [
+    ...(block.text?.text === undefined ? [] : [block.text.text as string]),
+    ...((block.elements ?? []) as Array<Record<string, any>>).flatMap((element) =>
+      element.text?.text !== undefined ? [element.text.text as string] : typeof element.text === "string" ? [element.text] : []
+    )
+  ])
+
+/** The error code an ask's exit failed with. */
+const codeOf = (exit: Exit.Exit<unknown, { readonly code: string }>) =>
+  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause))?.code : undefined
+
+const hasControls = (blocks: ReadonlyArray<Record<string, any>>) => blocks.some((block) => block.type === "actions")
+
+/** The ts the stand-in gave the `n`th posted message. */
+const tsOf = (slack: SlackStandIn, n = 1) =>
+  promise(async () => {
+    await slack.until(() => slack.callsOf("chat.postMessage").length >= n, `message ${n}`)
+    // The stand-in numbers messages as it posts them; read it back from the update-free record.
+    return Array.from({ length: 1000 }, (_, i) => `1700000000.${String(i).padStart(6, "0")}`)
+      .filter((ts) => slack.posted(ts).length > 0)[n - 1]!
+  })
+
+describe("SlackProvider", () => {
+  it.live("a button press answers as slack:<user id> with the display name; the message then says so, without controls", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const ts = yield* tsOf(slack)
+      const blocks = slack.posted(ts)
+      // The recommended option is marked; the other option's description is shown.
+      const actions = blocks.find((block) => block.type === "actions")!
+      expect(actions.elements.map((e: any) => [e.text.text, e.style])).toEqual([["Yes", "primary"], ["No", undefined], ["Other…", undefined]])
+      expect(texts(blocks)).toContain("• Yes (recommended)\n• No — Wait for the next window")
+
+      const ack = yield* promise(() => slack.press(ts, "No", ana))
+      expect(ack).toEqual({})
+      const { answer, receipt } = yield* Fiber.join(fiber)
+      expect(answer).toEqual({ answers: [{ id: "deploy", selected: ["No"] }] })
+      expect(receipt.by).toEqual({ id: "slack:U0ANA", name: "Ana" })
+      expect(receipt.surface).toBe("slack")
+      yield* promise(() => slack.until(() => slack.callsOf("chat.update").length === 1, "the update"))
+      const updated = slack.current(ts)
+      expect(hasControls(updated)).toBe(false)
+      expect(texts(updated)).toContain("Answered by Ana in Slack.")
+      expect(texts(updated)).toContain("No")
+    }))
+
+  it.live("a multi-select is checkboxes and Submit: the checked options are the answer", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const request: AskUserQuestionRequest = {
+        questions: [{ id: "envs", question: "Where?", multiSelect: true, options: [{ label: "staging" }, { label: "prod" }, { label: "eu" }] }]
+      }
+      const fiber = yield* Effect.forkChild(ask(request))
+      const ts = yield* tsOf(slack)
+      const checks = slack.posted(ts).find((block) => block.elements?.[0]?.type === "checkboxes")
+      expect(checks?.elements[0].options.map((o: any) => o.text.text)).toEqual(["staging", "prod", "eu"])
+      // Nothing checked: told so, nothing recorded.
+      yield* promise(() => slack.press(ts, "Submit", ana, { checked: [] }))
+      yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 1, "the notice"))
+      expect(slack.callsOf("chat.postEphemeral")[0]!.blocks[0].text.text).toBe("Choose at least one option first, or use Other….")
+      yield* promise(() => slack.press(ts, "Submit", ana, { checked: ["eu", "staging"] }))
+      const { answer } = yield* Fiber.join(fiber)
+      expect(answer).toEqual({ answers: [{ id: "envs", selected: ["staging", "eu"] }] })
+    }))
+
+  it.live("Other… opens a modal with a text field; its text is the answer (an empty one is refused in the modal)", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const ts = yield* tsOf(slack)
+      yield* promise(() => slack.press(ts, "Other…", ana))
+      yield* promise(() => slack.until(() => slack.callsOf("views.open").length === 1, "the modal"))
+      const view = slack.callsOf("views.open")[0]!.view
+      expect(view.blocks.map((b: any) => [b.type, b.element.type, b.label.text])).toEqual([["input", "plain_text_input", "Deploy now?"]])
+      const refused = yield* promise(() => slack.submitView(ana, { "q0-other": { text: "  " } }))
+      expect(refused).toEqual({ response_action: "errors", errors: { "q0-other": "Write your answer, or close this and choose an option." } })
+      const accepted = yield* promise(() => slack.submitView(ana, { "q0-other": { text: "After lunch" } }))
+      expect(accepted).toEqual({})
+      const { answer, receipt } = yield* Fiber.join(fiber)
+      expect(answer).toEqual({ answers: [{ id: "deploy", selected: [], custom: "After lunch" }] })
+      expect(receipt.by?.id).toBe("slack:U0ANA")
+    }))
+
+  it.live("several questions: one Answer button opening a modal with every question; a choice and a text together are refused", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const request: AskUserQuestionRequest = {
+        questions: [
+          { id: "db", question: "Which database?", options: [{ label: "SQLite", recommended: true }, { label: "Postgres" }] },
+          { id: "extras", question: "Extras?", multiSelect: true, options: [{ label: "Backups" }, { label: "Metrics" }] },
+          { id: "name", question: "Service name?" }
+        ]
+      }
+      const fiber = yield* Effect.forkChild(ask(request))
+      const ts = yield* tsOf(slack)
+      const buttons = slack.posted(ts).filter((block) => block.type === "actions").flatMap((block) => block.elements.map((e: any) => e.text.text))
+      expect(buttons).toEqual(["Answer"])
+      yield* promise(() => slack.press(ts, "Answer", bob))
+      yield* promise(() => slack.until(() => slack.callsOf("views.open").length === 1, "the modal"))
+      const view = slack.callsOf("views.open")[0]!.view
+      expect(view.blocks.map((b: any) => [b.block_id, b.element.type])).toEqual([
+        ["q0", "radio_buttons"], ["q0-other", "plain_text_input"],
+        ["q1", "checkboxes"], ["q1-other", "plain_text_input"],
+        ["q2-other", "plain_text_input"]
+      ])
+      // The recommended option comes chosen.
+      expect(view.blocks[0].element.initial_option.text.text).toBe("SQLite")
+      const refused = yield* promise(() =>
+        slack.submitView(bob, { q0: { selected: ["Postgres"] }, "q0-other": { text: "MySQL" } })
+      )
+      expect(refused).toEqual({ response_action: "errors", errors: { "q0-other": "Choose an option or write your own answer, not both." } })
+      yield* promise(() =>
+        slack.submitView(bob, { q0: { selected: ["Postgres"] }, q1: { selected: ["Metrics", "Backups"] }, "q2-other": { text: "billing" } })
+      )
+      const { answer, receipt } = yield* Fiber.join(fiber)
+      expect(answer).toEqual({
+        answers: [
+          { id: "db", selected: ["Postgres"] },
+          { id: "extras", selected: ["Backups", "Metrics"] },
+          { id: "name", selected: [], custom: "billing" }
+        ]
+      })
+      expect(receipt.by).toEqual({ id: "slack:U0BOB", name: "Bob" })
+    }))
+
+  it.live("model text with <!channel>, mentions, links, *bold* and HTML is sent as escaped plain text (exact blocks)", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const hostile = "<!channel> <@U123> <https://evil|click> *bold* _it_ ~no~ `x` <b>html</b> & co"
+      const request: AskUserQuestionRequest = {
+        agent: { id: "a", name: "<!here>" },
+        questions: [{
+          id: "q",
+          header: "<@U999>",
+          question: hostile,
+          options: [
+            { label: "<!everyone>", description: "<https://evil|x>", preview: "```\n<!channel> *x*\n```" },
+            { label: "*b*" }
+          ]
+        }]
+      }
+      yield* Effect.forkChild(ask(request))
+      const ts = yield* tsOf(slack)
+      const escaped = "&lt;!channel&gt; &lt;@U123&gt; &lt;https://evil|click&gt; *bold* _it_ ~no~ `x` &lt;b&gt;html&lt;/b&gt; &amp; co"
+      expect(slack.callsOf("chat.postMessage")[0]!.text).toBe("A question waits for an answer.")
+      expect(slack.posted(ts)).toEqual([
+        { type: "context", elements: [{ type: "plain_text", text: "&lt;!here&gt; asks:", emoji: false }] },
+        { type: "section", text: { type: "plain_text", text: `[&lt;@U999&gt;] ${escaped}`, emoji: false } },
+        {
+          type: "context",
+          elements: [{ type: "plain_text", text: "• &lt;!everyone&gt; — &lt;https://evil|x&gt;\n• *b*", emoji: false }]
+        },
+        { type: "context", elements: [{ type: "plain_text", text: "Preview of &lt;!everyone&gt;:", emoji: false }] },
+        // The preview's own fences cannot close the code block: its backticks are full-width.
+        { type: "section", text: { type: "mrkdwn", text: "```｀｀｀\n&lt;!channel&gt; *x*\n｀｀｀```", verbatim: true } },
+        {
+          type: "actions",
+          block_id: expect.stringMatching(/^eui:[0-9a-f]{32}:controls$/),
+          elements: [
+            { type: "button", text: { type: "plain_text", text: "&lt;!everyone&gt;", emoji: false }, action_id: expect.stringMatching(/:option:0$/), value: "0" },
+            { type: "button", text: { type: "plain_text", text: "*b*", emoji: false }, action_id: expect.stringMatching(/:option:1$/), value: "1" },
+            { type: "button", text: { type: "plain_text", text: "Other…", emoji: false }, action_id: expect.stringMatching(/:other$/) }
+          ]
+        }
+      ])
+      // No text anywhere carries a raw control character of Slack's markup.
+      expect(JSON.stringify(slack.posted(ts))).not.toMatch(/<[!@#h]/)
+    }))
+
+  it.live("a press from a user outside answerableBy gets an ephemeral notice; nothing is recorded and the ask stays pending", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const fiber = yield* Effect.forkChild(ask({ ...deploy, answerableBy: ["slack:U0ANA"] }))
+      const ts = yield* tsOf(slack)
+      yield* promise(() => slack.press(ts, "Yes", bob))
+      yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 1, "the notice"))
+      const notice = slack.callsOf("chat.postEphemeral")[0]!
+      expect(notice.user).toBe("U0BOB")
+      expect(notice.channel).toBe(channelId)
+      expect(notice.blocks[0].text.text).toBe("You may not answer this question: it asks someone else. Nothing was recorded.")
+      // Bob cannot open the modal either.
+      yield* promise(() => slack.press(ts, "Other…", bob))
+      yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 2, "the second notice"))
+      expect(slack.callsOf("views.open")).toEqual([])
+      expect(fiber.pollUnsafe()).toBeUndefined()
+      expect(slack.callsOf("chat.update")).toEqual([])
+      yield* promise(() => slack.press(ts, "Yes", ana))
+      const { answer, receipt } = yield* Fiber.join(fiber)
+      expect(answer.answers[0]!.selected).toEqual(["Yes"])
+      expect(receipt.by?.id).toBe("slack:U0ANA")
+    }))
+
+  it.live("an ask whose answerableBy names no Slack user fails NOT_AUTHORIZED and posts nothing", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const exit = yield* Effect.exit(ask({ ...deploy, answerableBy: ["os:ana@*"] }))
+      expect(codeOf(exit)).toBe("NOT_AUTHORIZED")
+      expect(slack.callsOf("chat.postMessage")).toEqual([])
+    }))
+
+  it.live("a press on an already-settled ask gets \"Answered by … in Slack.\" as a notice; nothing more is recorded", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const ts = yield* tsOf(slack)
+      yield* promise(() => slack.press(ts, "Yes", ana))
+      const { answer } = yield* Fiber.join(fiber)
+      // Bob's client still shows the buttons.
+      yield* promise(() => slack.press(ts, "No", bob))
+      yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 1, "the notice"))
+      expect(slack.callsOf("chat.postEphemeral")[0]!.blocks[0].text.text).toBe("Answered by Ana in Slack.")
+      expect(slack.callsOf("chat.postEphemeral")[0]!.user).toBe("U0BOB")
+      expect(answer.answers[0]!.selected).toEqual(["Yes"])
+      expect(slack.callsOf("chat.update")).toHaveLength(1)
+    }))
+
+  it.live("a replayed envelope (same envelope_id) is acknowledged and ignored: one modal, one answer, no notice", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const ts = yield* tsOf(slack)
+      yield* promise(() => slack.press(ts, "Other…", ana, { envelopeId: "env-other" }))
+      expect(yield* promise(() => slack.replayLast())).toEqual({})
+      yield* promise(() => slack.press(ts, "Yes", ana, { envelopeId: "env-yes" }))
+      const { answer } = yield* Fiber.join(fiber)
+      expect(yield* promise(() => slack.replayLast())).toEqual({})
+      // Give a wrongly taken replay the time to show.
+      yield* Effect.sleep("300 millis")
+      expect(slack.callsOf("views.open")).toHaveLength(1)
+      expect(slack.callsOf("chat.postEphemeral")).toEqual([])
+      expect(slack.callsOf("chat.update")).toHaveLength(1)
+      expect(answer.answers[0]!.selected).toEqual(["Yes"])
+    }))
+
+  it.live("the socket dropped mid-ask: the SDK reconnects, the ask is not posted again, and a press after that answers", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const ts = yield* tsOf(slack)
+      expect(slack.connections()).toBe(1)
+      slack.dropSockets()
+      yield* promise(() => slack.until(() => slack.connections() === 2 && slack.openSockets() === 1, "a reconnect", 40_000))
+      // Slack asking for a fresh connection is taken the same way.
+      slack.sendDisconnect()
+      yield* promise(() => slack.until(() => slack.connections() === 3 && slack.openSockets() === 1, "a second reconnect", 40_000))
+      yield* promise(() => slack.press(ts, "Yes", ana))
+      const { answer } = yield* Fiber.join(fiber)
+      expect(answer.answers[0]!.selected).toEqual(["Yes"])
+      expect(slack.callsOf("chat.postMessage")).toHaveLength(1)
+      expect(slack.callsOf("apps.connections.open")).toHaveLength(3)
+    }), { timeout: 90_000 })
+
+  it.live("settled elsewhere in a fan-out: the message says how and by whom, its controls go, and a late press is told", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const gate = yield* Deferred.make<void>()
+      const other = ScriptedProvider.layer(
+        () => Deferred.await(gate).pipe(Effect.as({ answers: [{ id: "deploy", selected: ["No"] }] })),
+        { by: { id: "os:ana@build-01", name: "Ana Lima" } }
+      )
+      const ask = yield* seam(FanoutProvider.layer(SlackProvider.layer(options(slack)), other))
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const ts = yield* tsOf(slack)
+      yield* Deferred.succeed(gate, undefined)
+      const { receipt } = yield* Fiber.join(fiber)
+      expect(receipt.surface).toBe("scripted")
+      yield* promise(() => slack.until(() => slack.callsOf("chat.update").length === 1, "the update"))
+      expect(hasControls(slack.current(ts))).toBe(false)
+      expect(texts(slack.current(ts))).toContain("Answered by Ana Lima in a script.")
+      yield* promise(() => slack.press(ts, "Yes", bob))
+      yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 1, "the notice"))
+      expect(slack.callsOf("chat.postEphemeral")[0]!.blocks[0].text.text).toBe("Answered by Ana Lima in a script.")
+    }))
+
+  it.live("a secret question is a link to the web inbox when there is one, else PROVIDER_FAILED with nothing posted", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const secret: AskUserQuestionRequest = { questions: [{ id: "key", question: "API key?", secret: true }] }
+      const without = yield* seam(SlackProvider.layer(options(slack)))
+      const exit = yield* Effect.exit(without(secret))
+      expect(codeOf(exit)).toBe("PROVIDER_FAILED")
+      expect(slack.callsOf("chat.postMessage")).toEqual([])
+
+      const withInbox = yield* seam(SlackProvider.layer(options(slack, { inboxUrl: "https://inbox.example/" })))
+      yield* Effect.forkChild(withInbox(secret))
+      const ts = yield* tsOf(slack)
+      const link = slack.posted(ts).find((block) => block.type === "actions")!.elements[0]
+      expect([link.text.text, link.url]).toEqual(["Answer in the web inbox", "https://inbox.example/"])
+    }))
+
+  it.live("the durable inbox served on Slack: a press and an answer elsewhere at nearly the same time, one recorded, the other told", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const store = yield* Layer.build(DurableInbox.layer.pipe(Layer.provideMerge(DurableStore.layer("sqlite::memory:"))))
+      const inbox = Context.get(store, DurableInbox)
+      for (const round of [1, 2]) {
+        const id = yield* inbox.submit({ ...deploy, id: `ship-${round}` })
+        if (round === 1) {
+          yield* Effect.forkScoped(inbox.serve(SlackProvider.layer(options(slack, {
+            claims: { claim: (askId, by) => inbox.claim(askId, by) }
+          }))))
+        }
+        const ts = yield* tsOf(slack, round)
+        // Round 1: the press first; round 2: the other answerer first.
+        const press = promise(() => slack.press(ts, "Yes", ana))
+        const elsewhere = Effect.result(inbox.answer(id, { answers: [{ id: "deploy", selected: ["No"] }] }, {
+          by: { id: "os:bob@build-01", name: "Bob" },
+          surface: "terminal"
+        }))
+        const [, told] = round === 1
+          ? yield* Effect.all([press, Effect.andThen(Effect.sleep("5 millis"), elsewhere)], { concurrency: 2 })
+          : yield* Effect.all([Effect.andThen(Effect.sleep("5 millis"), press), elsewhere], { concurrency: 2 })
+        // Wait until the ask is settled, then read who won.
+        let status = yield* inbox.status(id)
+        while (status.status === "pending") {
+          yield* Effect.sleep("20 millis")
+          status = yield* inbox.status(id)
+        }
+        const notices = () => slack.callsOf("chat.postEphemeral").filter((notice) => notice.user === "U0ANA")
+        if (status.receipt?.by?.id === "slack:U0ANA") {
+          expect(status.answer?.answers[0]!.selected).toEqual(["Yes"])
+          expect(told._tag).toBe("Failure")
+        } else {
+          expect(status.receipt?.by?.id).toBe("os:bob@build-01")
+          expect(told._tag).toBe("Success")
+          // Ana's press came too late or met Bob's record: she is told, nothing of hers recorded.
+          yield* promise(() => slack.until(() => notices().length >= 1, "Ana's notice"))
+          yield* promise(() => slack.until(() => texts(slack.current(ts)).some((t) => t.startsWith("Answered")), "the update"))
+        }
+      }
+    }), { timeout: 60_000 })
+
+  it.live("closing the layer closes the socket and marks the open ask's message; nothing stays open", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(UserInteraction.layerWith(SlackProvider.layer(options(slack))), scope)
+      const fiber = yield* Effect.forkChild(UserInteraction.ask(deploy).pipe(Effect.provideContext(context)))
+      const ts = yield* tsOf(slack)
+      expect(slack.openSockets()).toBe(1)
+      yield* Scope.close(scope, Exit.void)
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit)).toBe(true)
+      yield* promise(() => slack.until(() => slack.openSockets() === 0, "the socket to close"))
+      yield* promise(() => slack.until(() => slack.callsOf("chat.update").length === 1, "the update"))
+      expect(hasControls(slack.current(ts))).toBe(false)
+      expect(texts(slack.current(ts))).toContain("No longer asked here: the Slack connection closed.")
+      // No reconnect follows.
+      yield* Effect.sleep("1 second")
+      expect(slack.connections()).toBe(1)
+    }))
+
+  it.live("a wrong bot token or app token fails the layer with PROVIDER_FAILED naming Slack's error", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const wrongBot = yield* Effect.exit(Layer.build(SlackProvider.layer(options(slack, { botToken: "xoxb-wrong" }))))
+      expect(Exit.isFailure(wrongBot) && JSON.stringify(wrongBot.cause)).toContain("auth.test failed: invalid_auth")
+      const wrongApp = yield* Effect.exit(Layer.build(SlackProvider.layer(options(slack, { appToken: "xapp-wrong" }))))
+      expect(Exit.isFailure(wrongApp) && JSON.stringify(wrongApp.cause)).toContain("invalid_auth")
+      expect(slack.openSockets()).toBe(0)
+    }))
+})
