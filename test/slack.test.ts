@@ -65,10 +65,8 @@ const hasControls = (blocks: ReadonlyArray<Record<string, any>>) => blocks.some(
 /** The ts the stand-in gave the `n`th posted message. */
 const tsOf = (slack: SlackStandIn, n = 1) =>
   promise(async () => {
-    await slack.until(() => slack.callsOf("chat.postMessage").length >= n, `message ${n}`)
-    // The stand-in numbers messages as it posts them; read it back from the update-free record.
-    return Array.from({ length: 1000 }, (_, i) => `1700000000.${String(i).padStart(6, "0")}`)
-      .filter((ts) => slack.posted(ts).length > 0)[n - 1]!
+    await slack.until(() => slack.messages().length >= n, `message ${n}`)
+    return slack.messages()[n - 1]!
   })
 
 describe("SlackProvider", () => {

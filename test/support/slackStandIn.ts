@@ -53,6 +53,8 @@ export interface SlackStandIn {
   readonly openSockets: () => number
   /** Waits (polling) until `check` holds; throws after `ms`. */
   readonly until: (check: () => boolean, what: string, ms?: number) => Promise<void>
+  /** The ts of every message posted, in order. */
+  readonly messages: () => ReadonlyArray<string>
   /** The blocks a message was first posted with. */
   readonly posted: (ts: string) => ReadonlyArray<Block>
   /** The blocks a message has now (after `chat.update`). */
@@ -232,6 +234,7 @@ export const startSlackStandIn = async (
     connections: () => connections,
     openSockets: () => Array.from(sockets).filter((socket) => socket.readyState === WebSocket.OPEN).length,
     until,
+    messages: () => Array.from(postedBlocks.keys()),
     posted: (ts) => postedBlocks.get(ts) ?? [],
     current: (ts) => currentBlocks.get(ts) ?? [],
     press: (ts, text, user, pressOptions = {}) => {
