@@ -380,12 +380,14 @@ describe("SlackProvider", () => {
         if (status.receipt?.by?.id === "slack:U0ANA") {
           expect(status.answer?.answers[0]!.selected).toEqual(["Yes"])
           expect(told._tag).toBe("Failure")
+          yield* promise(() => slack.until(() => texts(slack.current(ts)).includes("Answered by Ana in Slack."), "the update"))
         } else {
           expect(status.receipt?.by?.id).toBe("os:bob@build-01")
           expect(told._tag).toBe("Success")
           // Ana's press came too late or met Bob's record: she is told, nothing of hers recorded.
           yield* promise(() => slack.until(() => notices().length >= 1, "Ana's notice"))
-          yield* promise(() => slack.until(() => texts(slack.current(ts)).some((t) => t.startsWith("Answered")), "the update"))
+          // The message names who answered, from the store's receipt.
+          yield* promise(() => slack.until(() => texts(slack.current(ts)).includes("Answered by Bob in another process."), "the update"))
         }
       }
     }), { timeout: 60_000 })
