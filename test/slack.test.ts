@@ -6,7 +6,9 @@
  * durable inbox served on Slack, and clean-up.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Deferred, Effect, Option, Exit, Fiber, Layer, Scope } from "effect"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import {
   type AskUserQuestionRequest,
   FanoutProvider,
@@ -18,6 +20,7 @@ import { DurableInbox, DurableStore } from "effect-user-interaction/durable"
 import { SlackProvider, type SlackProviderOptions } from "effect-user-interaction/slack"
 import { ana, appToken, bob, botToken, channelId, type SlackStandIn, startSlackStandIn } from "./support/slackStandIn.js"
 
+const root = fileURLToPath(new URL("..", import.meta.url))
 const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
 
 /** A stand-in, closed when the test's scope ends (after the provider, which is built later). */
@@ -411,6 +414,72 @@ describe("SlackProvider", () => {
       yield* Effect.sleep("1 second")
       expect(slack.connections()).toBe(1)
     }))
+
+  it.live("an ask that times out or that its caller gives up on: the message says so, and a late press is told the same", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const timedOut = yield* Effect.exit(ask({ ...deploy, timeout: "1s" }))
+      expect(codeOf(timedOut)).toBe("ASK_TIMEOUT")
+      const first = yield* tsOf(slack, 1)
+      yield* promise(() => slack.until(() => slack.callsOf("chat.update").length === 1, "the first update"))
+      expect(texts(slack.current(first))).toContain("Nobody answered in time.")
+      expect(hasControls(slack.current(first))).toBe(false)
+
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const second = yield* tsOf(slack, 2)
+      yield* Fiber.interrupt(fiber)
+      yield* promise(() => slack.until(() => slack.callsOf("chat.update").length === 2, "the second update"))
+      expect(texts(slack.current(second))).toContain("The agent no longer waits for an answer.")
+      yield* promise(() => slack.press(second, "Yes", ana))
+      yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 1, "the notice"))
+      expect(slack.callsOf("chat.postEphemeral")[0]!.blocks[0].text.text).toBe("The agent no longer waits for an answer.")
+    }))
+
+  it("a process that asked on Slack and closed the layer exits by itself: no socket, timer or reconnect is left", async () => {
+    const slack = await startSlackStandIn()
+    try {
+      // The built package, in a process of its own: it must end once its program has, with nothing
+      // left running. It closes the layer once told (a line on stdin) that its ask is in the channel.
+      const settings = JSON.stringify({ botToken, appToken, channel: channelId, apiUrl: slack.apiUrl })
+      const script = `
+        import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+        import { UserInteraction } from "effect-user-interaction"
+        import { SlackProvider } from "effect-user-interaction/slack"
+        const told = new Promise((resolve) => process.stdin.once("data", () => { process.stdin.destroy(); resolve() }))
+        await Effect.runPromise(Effect.gen(function*() {
+          const scope = yield* Scope.make()
+          const context = yield* Layer.buildWithScope(UserInteraction.layerWith(SlackProvider.layer(${settings})), scope)
+          const fiber = yield* Effect.forkChild(UserInteraction.ask(${JSON.stringify(deploy)}).pipe(Effect.provideContext(context)))
+          yield* Effect.promise(() => told)
+          yield* Scope.close(scope, Exit.void)
+          yield* Fiber.await(fiber)
+        }))
+        process.stdout.write("closed")
+      `
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
+      await slack.until(() => slack.messages().length === 1, "the ask in the channel")
+      child.stdin.write("close\n")
+      let out = ""
+      child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+      const code = await new Promise<number | string>((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL")
+          resolve("still running 20 s after closing")
+        }, 20_000)
+        child.once("exit", (exitCode) => {
+          clearTimeout(timer)
+          resolve(exitCode ?? -1)
+        })
+      })
+      expect([code, out]).toEqual([0, "closed"])
+      expect(slack.messages()).toHaveLength(1)
+      expect(slack.openSockets()).toBe(0)
+      expect(slack.connections()).toBe(1)
+    } finally {
+      await slack.close()
+    }
+  }, 60_000)
 
   it.live("a wrong bot token or app token fails the layer with PROVIDER_FAILED naming Slack's error", () =>
     Effect.gen(function*() {

@@ -227,12 +227,18 @@ export class SlackProvider extends Context.Service<SlackProvider, {
           return slackAnswerer(user, names.get(user.id))
         })
 
+      /** Late, or for an ask of another run: the line its message ends with, if this process knows it. */
+      const gone = (ref: string, user: string, channel: string | undefined) =>
+        notice(user, channel ?? options.channel, settled.get(ref) ?? "This question is no longer asked here.")
+
       /**
        * Settles `entry` with `answer` given `by`: unless someone else is
        * answering it, or (with claims) the keeper of the asks refuses the claim.
        */
       const settle = (entry: Posted, answer: AskUserQuestionAnswer, by: Answerer, user: string) =>
         Effect.gen(function*() {
+          // Ended while this press was read (its presser looked up): told as a late press is.
+          if (!posted.has(entry.ref)) return yield* gone(entry.ref, user, entry.channel)
           if (entry.answering !== undefined) {
             return yield* notice(user, entry.channel, `${answererTitle(entry.answering)} is answering this question.`)
           }
@@ -245,7 +251,7 @@ export class SlackProvider extends Context.Service<SlackProvider, {
               return yield* notice(user, entry.channel, `Not recorded: ${claimed.failure.message}`)
             }
           }
-          yield* Deferred.succeed(entry.answer, { ...answer, by })
+          if (!(yield* Deferred.succeed(entry.answer, { ...answer, by }))) yield* gone(entry.ref, user, entry.channel)
         })
 
       /** Whether `by` may answer `entry`; when not, they are told so. */
@@ -253,10 +259,6 @@ export class SlackProvider extends Context.Service<SlackProvider, {
         isAnswerableBy(entry.request.answerableBy, by)
           ? Effect.succeed(true)
           : Effect.as(notice(user, entry.channel, "You may not answer this question: it asks someone else. Nothing was recorded."), false)
-
-      /** Late, or for an ask of another run: the line its message ends with, if this process knows it. */
-      const gone = (ref: string, user: string, channel: string | undefined) =>
-        notice(user, channel ?? options.channel, settled.get(ref) ?? "This question is no longer asked here.")
 
       const openView = (press: Press, view: Block) =>
         press.triggerId === undefined
