@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Result, Scope } from "effect"
 import {
   type AskUserQuestionRequest,
   FanoutProvider,
@@ -356,7 +356,11 @@ describe("SlackProvider", () => {
       const slack = yield* standIn
       const store = yield* Layer.build(DurableInbox.layer.pipe(Layer.provideMerge(DurableStore.layer("sqlite::memory:"))))
       const inbox = Context.get(store, DurableInbox)
-      for (const round of [1, 2]) {
+      const claimedBy = (id: string) =>
+        Effect.map(inbox.pending, (pending) => pending.find((ask) => ask.id === id)?.claim?.by.id)
+      // The press first (the other answer starts once Ana's claim holds), the other answer first,
+      // then both at once: whichever wins is recorded, the other is told.
+      for (const [round, order] of [[1, "press first"], [2, "elsewhere first"], [3, "together"]] as const) {
         const id = yield* inbox.submit({ ...deploy, id: `ship-${round}` })
         if (round === 1) {
           yield* Effect.forkScoped(inbox.serve(SlackProvider.layer(options(slack, {
@@ -364,31 +368,46 @@ describe("SlackProvider", () => {
           }))))
         }
         const ts = yield* tsOf(slack, round)
-        // Round 1: the press first; round 2: the other answerer first.
+        const noticesBefore = slack.callsOf("chat.postEphemeral").length
         const press = promise(() => slack.press(ts, "Yes", ana))
         const elsewhere = Effect.result(inbox.answer(id, { answers: [{ id: "deploy", selected: ["No"] }] }, {
           by: { id: "os:bob@build-01", name: "Bob" },
           surface: "terminal"
         }))
-        const [, told] = round === 1
-          ? yield* Effect.all([press, Effect.andThen(Effect.sleep("5 millis"), elsewhere)], { concurrency: 2 })
-          : yield* Effect.all([Effect.andThen(Effect.sleep("5 millis"), press), elsewhere], { concurrency: 2 })
+        const [, told] = order === "press first"
+          ? yield* Effect.all([
+            press,
+            Effect.gen(function*() {
+              while ((yield* claimedBy(id)) !== "slack:U0ANA" && (yield* inbox.status(id)).status === "pending") {
+                yield* Effect.sleep("5 millis")
+              }
+              return yield* elsewhere
+            })
+          ], { concurrency: 2 })
+          : order === "elsewhere first"
+          ? [undefined, yield* Effect.tap(elsewhere, () => press)] as const
+          : yield* Effect.all([press, elsewhere], { concurrency: 2 })
         // Wait until the ask is settled, then read who won.
         let status = yield* inbox.status(id)
         while (status.status === "pending") {
           yield* Effect.sleep("20 millis")
           status = yield* inbox.status(id)
         }
-        const notices = () => slack.callsOf("chat.postEphemeral").filter((notice) => notice.user === "U0ANA")
+        const notices = () => slack.callsOf("chat.postEphemeral").slice(noticesBefore).filter((notice) => notice.user === "U0ANA")
+        if (order === "press first") expect(status.receipt?.by?.id).toBe("slack:U0ANA")
+        if (order === "elsewhere first") expect(status.receipt?.by?.id).toBe("os:bob@build-01")
         if (status.receipt?.by?.id === "slack:U0ANA") {
           expect(status.answer?.answers[0]!.selected).toEqual(["Yes"])
-          expect(told._tag).toBe("Failure")
+          // Bob is told: Ana holds the claim, or her answer is already recorded.
+          expect(Result.isFailure(told) && told.failure.code).toMatch(/^(ASK_CLAIMED|ASK_NOT_PENDING)$/)
           yield* promise(() => slack.until(() => texts(slack.current(ts)).includes("Answered by Ana in Slack."), "the update"))
+          expect(notices()).toEqual([])
         } else {
           expect(status.receipt?.by?.id).toBe("os:bob@build-01")
-          expect(told._tag).toBe("Success")
-          // Ana's press came too late or met Bob's record: she is told, nothing of hers recorded.
-          yield* promise(() => slack.until(() => notices().length >= 1, "Ana's notice"))
+          expect(status.answer?.answers[0]!.selected).toEqual(["No"])
+          expect(Result.isSuccess(told)).toBe(true)
+          // Ana's press met Bob's record (her claim refused) or came after the message changed: she is told.
+          yield* promise(() => slack.until(() => notices().length === 1, "Ana's notice"))
           // The message names who answered, from the store's receipt.
           yield* promise(() => slack.until(() => texts(slack.current(ts)).includes("Answered by Bob in another process."), "the update"))
         }

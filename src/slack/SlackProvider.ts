@@ -211,7 +211,7 @@ export class SlackProvider extends Context.Service<SlackProvider, {
         }).pipe(Effect.catch((error) => Effect.logWarning(error.message)), Effect.asVoid)
 
       /** The answerer a Slack user is, with their display name (`users.info`), else the name in the payload. */
-      const answererOf = (user: SlackUser) =>
+      const answererFor = (user: SlackUser) =>
         Effect.gen(function*() {
           if (!names.has(user.id)) {
             const info = yield* Effect.result(call("users.info", { user: user.id }))
@@ -274,7 +274,7 @@ export class SlackProvider extends Context.Service<SlackProvider, {
           if (press.control === "checks" || press.control === "inbox") return
           const entry = posted.get(press.ref)
           if (entry === undefined) return yield* gone(press.ref, press.user.id, press.channel)
-          const by = yield* answererOf(press.user)
+          const by = yield* answererFor(press.user)
           if (!(yield* mayAnswer(entry, by, press.user.id))) return
           switch (press.control) {
             case "other":
@@ -302,7 +302,7 @@ export class SlackProvider extends Context.Service<SlackProvider, {
           // Slack shows each error under its field and keeps the modal open.
           if (Result.isFailure(answer)) return yield* ack({ response_action: "errors", errors: answer.failure })
           yield* ack()
-          const by = yield* answererOf(submission.user)
+          const by = yield* answererFor(submission.user)
           if (!(yield* mayAnswer(entry, by, submission.user.id))) return
           yield* settle(entry, answer.success, by, submission.user.id)
         })
