@@ -225,6 +225,27 @@ describe("SlackProvider", () => {
       expect(JSON.stringify(slack.posted(ts))).not.toMatch(/<[!@#h]/)
     }))
 
+  it.live("texts over Block Kit's limits are cut (never inside an escape) and ending \"…\"; the answer is still the whole label", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const label = `${"x".repeat(72)}&&&& and more`
+      const fiber = yield* Effect.forkChild(ask({
+        questions: [{ id: "long", question: "<".repeat(4000), options: [{ label }, { label: "short" }] }]
+      }))
+      const ts = yield* tsOf(slack)
+      const blocks = slack.posted(ts)
+      const button = blocks.find((block) => block.type === "actions")!.elements[0].text.text as string
+      // 72 x's, then "&amp;" would pass 74 characters: cut before it, not inside it.
+      expect(button).toBe(`${"x".repeat(72)}…`)
+      const question = blocks[1]!.text.text as string
+      expect(question.length).toBeLessThanOrEqual(3000)
+      expect(question).toMatch(/^(&lt;)+…$/)
+      yield* promise(() => slack.press(ts, button, ana))
+      const { answer } = yield* Fiber.join(fiber)
+      expect(answer.answers[0]!.selected).toEqual([label])
+    }))
+
   it.live("a press from a user outside answerableBy gets an ephemeral notice; nothing is recorded and the ask stays pending", () =>
     Effect.gen(function*() {
       const slack = yield* standIn

@@ -86,6 +86,9 @@ const where = "Slack"
 /** How many settled asks' outcomes are kept, to answer late presses. */
 const rememberedOutcomes = 1000
 
+/** How long the Socket Mode connection may take to open (the SDK retries `apps.connections.open` meanwhile). */
+const startTimeout = "30 seconds"
+
 /** How many envelope ids are kept, to spot one Slack delivers again. */
 const rememberedEnvelopes = 1000
 
@@ -326,17 +329,20 @@ export class SlackProvider extends Context.Service<SlackProvider, {
         ...(options.apiUrl === undefined ? {} : { clientOptions: { slackApiUrl: options.apiUrl } })
       })
       socket.on("interactive", (envelope: Envelope) => void run(onEnvelope(envelope)))
-      yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () => socket.start(),
-          catch: (error) => new ProviderFailed({ message: `Slack's Socket Mode connection failed: ${slackReason(error)}.` })
-        }),
-        () =>
-          Effect.promise(() => socket.disconnect()).pipe(
-            Effect.timeoutOption("5 seconds"),
-            Effect.andThen(Effect.sync(() => socket.removeAllListeners()))
-          )
+      // Added before the start, so a start that fails or hangs leaves no socket or retry behind.
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(() => socket.disconnect()).pipe(
+          Effect.timeoutOption("5 seconds"),
+          Effect.andThen(Effect.sync(() => socket.removeAllListeners()))
+        )
       )
+      yield* Effect.tryPromise({
+        try: () => socket.start(),
+        catch: (error) => new ProviderFailed({ message: `Slack's Socket Mode connection failed: ${slackReason(error)}.` })
+      }).pipe(Effect.timeoutOrElse({
+        duration: startTimeout,
+        orElse: () => Effect.fail(new ProviderFailed({ message: "Slack's Socket Mode connection did not open within 30 seconds." }))
+      }))
 
       /** Replaces the ask's message with how it ended, without its controls. */
       const finish = (entry: Posted, exit: Exit.Exit<ProviderAnswer, unknown>) =>
