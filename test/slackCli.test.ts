@@ -36,6 +36,23 @@ describe("ask-user inbox --slack", () => {
     expect(channelAlone.stderr).toContain("--slack-channel only applies with --slack.")
   }, 60_000)
 
+  it("a token Slack refuses: PROVIDER_FAILED with Slack's reason, and no token in the message", async () => {
+    const slack = await startSlackStandIn()
+    try {
+      const store = makeStore()
+      const inbox = start(["inbox", "--slack", "--slack-channel", channelId, "--store", store.url], {
+        env: { SLACK_BOT_TOKEN: "xoxb-revoked-secret", SLACK_APP_TOKEN: appToken, SLACK_API_URL: slack.apiUrl }
+      })
+      inbox.child.stdin!.end()
+      const code = await inbox.exited
+      expect(code).not.toBe(0)
+      expect(inbox.stderr()).toContain("PROVIDER_FAILED: Slack's auth.test failed: invalid_auth.")
+      expect(inbox.stderr()).not.toContain("revoked-secret")
+    } finally {
+      await slack.close()
+    }
+  }, 60_000)
+
   it("serves a durable ask in the channel: a press answers the waiting asker, recorded as the Slack user's", async () => {
     const slack = await startSlackStandIn()
     try {
