@@ -77,4 +77,26 @@ describe("ask-user inbox --slack", () => {
       await slack.close()
     }
   }, 90_000)
+
+  it("--slack --web: the page is served and the ask is in the channel; a Slack press settles it, recorded as Slack's", async () => {
+    const slack = await startSlackStandIn()
+    try {
+      const store = makeStore()
+      const asker = ask(store, "ship-2")
+      const inbox = start(["inbox", "--slack", "--slack-channel", channelId, "--web", "--store", store.url], {
+        env: { SLACK_BOT_TOKEN: botToken, SLACK_APP_TOKEN: appToken, SLACK_API_URL: slack.apiUrl }
+      })
+      await inbox.stderrContains("Answer at ")
+      await slack.until(() => slack.messages().length === 1, "the ask in the channel", 30_000)
+      await slack.press(slack.messages()[0]!, "No", ana)
+      expect(await asker.exited).toBe(0)
+      expect(JSON.parse(asker.stdout())).toEqual({ answers: [{ id: "q", selected: ["No"] }] })
+      const status = await run(["status", "ship-2", "--store", store.url])
+      expect(JSON.parse(status.stdout).receipt).toMatchObject({ surface: "slack", by: { id: "slack:U0ANA" } })
+      inbox.child.kill("SIGINT")
+      expect(await inbox.exited).toBe(130)
+    } finally {
+      await slack.close()
+    }
+  }, 90_000)
 })
