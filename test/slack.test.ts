@@ -315,6 +315,35 @@ describe("SlackProvider", () => {
       expect(answer.answers[0]!.selected).toEqual(["Yes"])
     }))
 
+  it.live("envelopes that are not this surface's (another control, a forged or malformed payload) are acknowledged and change nothing", () =>
+    Effect.gen(function*() {
+      const slack = yield* standIn
+      const ask = yield* seam(SlackProvider.layer(options(slack)))
+      const fiber = yield* Effect.forkChild(ask(deploy))
+      const ts = yield* tsOf(slack)
+      const ref = /^eui:([0-9a-f]{32}):/.exec(slack.posted(ts).find((block) => block.type === "actions")!.block_id)![1]!
+      const user = { id: "U0ANA", username: "ana" }
+      const acks = yield* promise(() =>
+        Promise.all([
+          slack.deliver({ type: "block_actions", user, actions: [{ action_id: "someone-elses-button", value: "0" }] }),
+          // An option index the question does not have.
+          slack.deliver({ type: "block_actions", user, actions: [{ action_id: `eui:${ref}:option:7`, value: "7" }] }),
+          slack.deliver({ type: "block_actions", user: { name: "no id" }, actions: [{ action_id: `eui:${ref}:option:0` }] }),
+          slack.deliver({ type: "view_submission", user, view: { callback_id: `eui:${ref}:modal` } }),
+          slack.deliver({ type: "shortcut", user, callback_id: `eui:${ref}:answer` })
+        ])
+      )
+      expect(acks).toEqual([{}, {}, {}, {}, {}])
+      // The option that does not exist was told; the rest were ignored.
+      yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 1, "the notice"))
+      yield* Effect.sleep("300 millis")
+      expect(slack.callsOf("chat.postEphemeral")).toHaveLength(1)
+      expect(fiber.pollUnsafe()).toBeUndefined()
+      expect(slack.callsOf("chat.update")).toEqual([])
+      yield* promise(() => slack.press(ts, "Yes", ana))
+      expect((yield* Fiber.join(fiber)).answer.answers[0]!.selected).toEqual(["Yes"])
+    }))
+
   it.live("the socket dropped mid-ask: the SDK reconnects, the ask is not posted again, and a press after that answers", () =>
     Effect.gen(function*() {
       const slack = yield* standIn

@@ -63,6 +63,8 @@ export interface SlackStandIn {
   readonly press: (ts: string, text: string, user: StandInUser, options?: { readonly checked?: ReadonlyArray<string>; readonly envelopeId?: string }) => Promise<unknown>
   /** Submits the last view opened for `user` with `fields` (by block id); resolves with the ack's payload. */
   readonly submitView: (user: StandInUser, fields: Record<string, FieldValue>) => Promise<unknown>
+  /** Sends an `interactive` envelope with `payload` as it is; resolves with the ack's payload. */
+  readonly deliver: (payload: Record<string, unknown>) => Promise<unknown>
   /** Sends the last envelope again, with its id (Slack's redelivery of an unacknowledged envelope). */
   readonly replayLast: () => Promise<unknown>
   /** Ends every Socket Mode connection abruptly (a dropped network). */
@@ -301,6 +303,7 @@ export const startSlackStandIn = async (
         response_urls: []
       })
     },
+    deliver: (payload) => deliver(payload),
     replayLast: () => {
       const id = lastEnvelope
       const text = id === undefined ? undefined : envelopes.get(id)
