@@ -145,7 +145,9 @@ describe("SlackProvider", () => {
         questions: [
           { id: "db", question: "Which database?", options: [{ label: "SQLite", recommended: true }, { label: "Postgres" }] },
           { id: "extras", question: "Extras?", multiSelect: true, options: [{ label: "Backups" }, { label: "Metrics" }] },
-          { id: "name", question: "Service name?" }
+          { id: "name", question: "Service name?" },
+          // More than ten options: a menu.
+          { id: "region", question: "Region?", options: Array.from({ length: 12 }, (_, i) => ({ label: `r${i}`, description: "d" })) }
         ]
       }
       const fiber = yield* Effect.forkChild(ask(request))
@@ -158,8 +160,10 @@ describe("SlackProvider", () => {
       expect(view.blocks.map((b: any) => [b.block_id, b.element.type])).toEqual([
         ["q0", "radio_buttons"], ["q0-other", "plain_text_input"],
         ["q1", "checkboxes"], ["q1-other", "plain_text_input"],
-        ["q2-other", "plain_text_input"]
+        ["q2-other", "plain_text_input"],
+        ["q3", "static_select"], ["q3-other", "plain_text_input"]
       ])
+      expect(view.blocks[5].element.options[11]).toEqual({ text: { type: "plain_text", text: "r11", emoji: false }, value: "11" })
       // The recommended option comes chosen.
       expect(view.blocks[0].element.initial_option.text.text).toBe("SQLite")
       const refused = yield* promise(() =>
@@ -167,14 +171,20 @@ describe("SlackProvider", () => {
       )
       expect(refused).toEqual({ response_action: "errors", errors: { "q0-other": "Choose an option or write your own answer, not both." } })
       yield* promise(() =>
-        slack.submitView(bob, { q0: { selected: ["Postgres"] }, q1: { selected: ["Metrics", "Backups"] }, "q2-other": { text: "billing" } })
+        slack.submitView(bob, {
+          q0: { selected: ["Postgres"] },
+          q1: { selected: ["Metrics", "Backups"] },
+          "q2-other": { text: "billing" },
+          q3: { selected: ["r11"] }
+        })
       )
       const { answer, receipt } = yield* Fiber.join(fiber)
       expect(answer).toEqual({
         answers: [
           { id: "db", selected: ["Postgres"] },
           { id: "extras", selected: ["Backups", "Metrics"] },
-          { id: "name", selected: [], custom: "billing" }
+          { id: "name", selected: [], custom: "billing" },
+          { id: "region", selected: ["r11"] }
         ]
       })
       expect(receipt.by).toEqual({ id: "slack:U0BOB", name: "Bob" })

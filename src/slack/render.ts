@@ -195,6 +195,8 @@ const checkOption = (label: string, description: string | undefined, index: numb
   ...(description !== undefined && description !== "" ? { description: plain(description, limits.description) } : {})
 })
 
+const withoutDescription = ({ description: _, ...option }: Block): Block => option
+
 /** The fallback `text` of every message of an ask (notifications show it): fixed, so nothing of the model's is read as markup there. */
 export const fallbackText = "A question waits for an answer."
 
@@ -295,19 +297,17 @@ export const answerModal = (request: AskUserQuestionRequest, ref: string): Block
     const recommended = question.options.flatMap((option, n) => isRecommended(option) ? [options[n]!] : [])
     const many = question.options.length > maxInline
     // Menus take no descriptions.
-    const menuOptions = options.map(({ description: _, ...option }) => option)
+    const shown = (option: Block): Block => many ? withoutDescription(option) : option
     const element = multi
       ? {
         type: many ? "multi_static_select" : "checkboxes",
-        options: many ? menuOptions : options,
-        ...(recommended.length > 0 ? { initial_options: many ? recommended.map(({ description: _, ...o }) => o) : recommended } : {})
+        options: options.map(shown),
+        ...(recommended.length > 0 ? { initial_options: recommended.map(shown) } : {})
       }
       : {
         type: many ? "static_select" : "radio_buttons",
-        options: many ? menuOptions : options,
-        ...(recommended[0] !== undefined
-          ? { initial_option: many ? (({ description: _, ...o }) => o)(recommended[0]) : recommended[0] }
-          : {})
+        options: options.map(shown),
+        ...(recommended[0] !== undefined ? { initial_option: shown(recommended[0]) } : {})
       }
     blocks.push({ type: "input", block_id: choiceBlock(index), optional: true, label, element: { ...element, action_id: inputAction } })
     blocks.push({
