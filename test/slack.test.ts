@@ -509,10 +509,10 @@ describe("SlackProvider", () => {
       const second = yield* tsOf(slack, 2)
       yield* Fiber.interrupt(fiber)
       yield* promise(() => slack.until(() => slack.callsOf("chat.update").length === 2, "the second update"))
-      expect(texts(slack.current(second))).toContain("The agent no longer waits for an answer.")
+      expect(texts(slack.current(second))).toContain("No longer asked here.")
       yield* promise(() => slack.press(second, "Yes", ana))
       yield* promise(() => slack.until(() => slack.callsOf("chat.postEphemeral").length === 1, "the notice"))
-      expect(slack.callsOf("chat.postEphemeral")[0]!.blocks[0].text.text).toBe("The agent no longer waits for an answer.")
+      expect(slack.callsOf("chat.postEphemeral")[0]!.blocks[0].text.text).toBe("No longer asked here.")
     }))
 
   it("a process that asked on Slack and closed the layer exits by itself: no socket, timer or reconnect is left", async () => {

@@ -69,10 +69,19 @@ describe("ask-user inbox --slack", () => {
       const status = await run(["status", "ship-1", "--store", store.url])
       expect(JSON.parse(status.stdout).receipt.by).toEqual({ id: "slack:U0ANA", name: "Ana" })
       await slack.until(() => slack.callsOf("chat.update").length === 1, "the message's update")
+      // Another ask, pending when the inbox stops: its message says so and loses its buttons.
+      const waiting = ask(store, "ship-3")
+      await slack.until(() => slack.messages().length === 2, "the second ask in the channel", 30_000)
       inbox.child.kill("SIGINT")
       expect(await inbox.exited).toBe(130)
-      // The socket is closed on the way out.
+      const second = slack.current(slack.messages()[1]!)
+      expect(second.some((block) => block.type === "actions")).toBe(false)
+      expect(JSON.stringify(second)).toContain('"text":"No longer asked here."')
+      // The socket is closed on the way out; the ask stays pending.
       await slack.until(() => slack.openSockets() === 0, "the socket to close")
+      expect(JSON.parse((await run(["status", "ship-3", "--store", store.url])).stdout).status).toBe("pending")
+      waiting.child.kill("SIGINT")
+      await waiting.exited
     } finally {
       await slack.close()
     }

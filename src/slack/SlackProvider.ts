@@ -144,8 +144,10 @@ const outcomeOf = (exit: Exit.Exit<ProviderAnswer, unknown>): string => {
       return "Nobody answered in time."
     case "closed":
       return "No longer asked here: the Slack connection closed."
+    // The agent gave up, or whoever served the ask here stopped (an inbox's Ctrl+C): both read as
+    // the caller's interruption, and only "no longer asked here" is true of both.
     default:
-      return "The agent no longer waits for an answer."
+      return "No longer asked here."
   }
 }
 
