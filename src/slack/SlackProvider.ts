@@ -59,6 +59,8 @@ import { interactionOf, type Press, pressAnswer, slackAnswerer, type SlackUser, 
 export interface SlackClaims {
   /** Claims the ask (named by `request.id`) for `by`; fails when someone else holds it or it is no longer pending. */
   readonly claim: (askId: string, by: Answerer) => Effect.Effect<unknown, UserInteractionError>
+  /** Ends `by`'s claim: when the ask ended here between the claim and the answer (the inbox stopping). */
+  readonly release?: ((askId: string, by: Answerer) => Effect.Effect<unknown, UserInteractionError>) | undefined
 }
 
 /**
@@ -256,7 +258,12 @@ export class SlackProvider extends Context.Service<SlackProvider, {
               return yield* notice(user, entry.channel, `Not recorded: ${claimed.failure.message}`)
             }
           }
-          if (!(yield* Deferred.succeed(entry.answer, { ...answer, by }))) yield* gone(entry.ref, user, entry.channel)
+          if (yield* Deferred.succeed(entry.answer, { ...answer, by })) return
+          // Ended meanwhile: the claim would hold the ask from everyone else for nothing.
+          if (options.claims?.release !== undefined && askId !== undefined) {
+            yield* Effect.ignore(options.claims.release(askId, by))
+          }
+          yield* gone(entry.ref, user, entry.channel)
         })
 
       /** Whether `by` may answer `entry`; when not, they are told so. */
