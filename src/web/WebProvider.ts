@@ -34,6 +34,8 @@ import * as Layer from "effect/Layer"
 import { ServeError } from "effect/http/HttpServerError"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { Answerer } from "../Answerer.js"
+import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
+import { askTimeoutMillis } from "../internal/onTimeout.js"
 import { type Entry, makePendingTable, type PendingTable, type PendingView } from "./pending.js"
 import {
   authenticateChallenge,
@@ -146,6 +148,18 @@ export interface WebProviderOptions {
    * @since 0.3.0
    */
   readonly publicUrl?: string | undefined
+  /**
+   * When an ask was first asked and when it stops waiting, for a keeper that
+   * knows better than the provider (a durable inbox asks the page again,
+   * days after the agent did): the page shows each ask's age and time left.
+   * Undefined, or a time left out: the provider's own (the moment the ask
+   * reached it, and its request's `timeout` from then).
+   *
+   * @since 0.3.0
+   */
+  readonly askTimes?:
+    | ((request: AskUserQuestionRequest) => Effect.Effect<{ readonly askedAt?: Date; readonly expiresAt?: Date } | undefined>)
+    | undefined
 }
 
 /** Who answers on the loopback page: whoever holds its token. */
@@ -166,6 +180,12 @@ const settleInterrupted = (table: PendingTable, entry: Entry, cause: Cause.Cause
     where: describeSurface(elsewhere.surface),
     settled: elsewhere.outcome
   })
+}
+
+/** When an ask stops waiting by its own `timeout`, counted from `askedAt`; undefined without one. */
+const expiryOf = (request: AskUserQuestionRequest, askedAt: Date): Date | undefined => {
+  const millis = askTimeoutMillis(request, 0)
+  return millis > 0 ? new Date(askedAt.getTime() + millis) : undefined
 }
 
 /** A PEM as Node's TLS takes it. */
@@ -299,13 +319,16 @@ export class WebProvider extends Context.Service<WebProvider, {
         )
       )
 
+      const times = options.askTimes ?? (() => Effect.succeed(undefined))
       const ask: UserInteractionProvider["Service"]["ask"] = (request) => {
         // Before anything is shown: a secret typed into a page served in clear text would cross the network.
         const refused = secretRefusal(request, host, secure)
         if (refused !== undefined) return Effect.fail(refused)
         return Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const entry = table.register(request, new Date(now))
+          Effect.flatMap(Effect.zip(Clock.currentTimeMillis, times(request)), ([now, known]) => {
+            const askedAt = known?.askedAt ?? new Date(now)
+            const expiresAt = known?.expiresAt ?? expiryOf(request, askedAt)
+            const entry = table.register(request, askedAt, expiresAt)
             if (entry === undefined) return Effect.fail(new ProviderClosed())
             return restore(Deferred.await(entry.answer)).pipe(
               // Interrupted: another surface of a fan-out settled the ask, or the seam says
