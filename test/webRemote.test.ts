@@ -257,7 +257,7 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
       yield* Fiber.interrupt(fiber)
     }))
 
-  it.live("a public URL: the url and the Host check use it; the server must listen on loopback", () =>
+  it.live("a public URL: the url and the Host check use it; the server must listen on loopback, as devices without TLS must", () =>
     Effect.gen(function*() {
       const { get, pair, web } = yield* startRemote({ publicUrl: "https://inbox.example.org/" })
       expect(web.url).toBe("https://inbox.example.org/")
@@ -267,6 +267,10 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
       const wide = yield* Layer.build(WebProvider.layer({ host: "0.0.0.0", publicUrl: "https://inbox.example.org/" })).pipe(Effect.exit)
       expect(Exit.isFailure(wide)).toBe(true)
       expect(String(wide)).toContain("loopback")
+      // Paired devices off loopback in clear text: refused too, before anything listens.
+      const clear = yield* Layer.build(WebProvider.layer({ host: "0.0.0.0", access: memoryAccess() })).pipe(Effect.exit)
+      expect(Exit.isFailure(clear)).toBe(true)
+      expect(String(clear)).toContain("need TLS off loopback")
     }))
 
   it.live("over TLS off loopback the page takes a secret question (plain HTTP there refuses it)", () =>

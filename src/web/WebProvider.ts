@@ -122,6 +122,8 @@ export interface WebProviderOptions {
    * minute per client address (429 beyond, with `Retry-After`); a device's
    * event stream asks `authenticate` again every half second and ends once
    * the device is revoked. `token` is then neither needed nor accepted.
+   * Off loopback it needs `tls` (or an `https:` `publicUrl`): the layer
+   * fails with `ServeError` rather than send credentials in clear text.
    *
    * @since 0.3.0
    */
@@ -257,13 +259,17 @@ export type WebPendingAsk = PendingView
  * @since 0.1.0
  */
 export class WebProvider extends Context.Service<WebProvider, {
-  /** The page's address with the token, e.g. `http://127.0.0.1:4123/?token=…`. */
+  /**
+   * The page's address with the token, e.g. `http://127.0.0.1:4123/?token=…`;
+   * `https://` with `tls`; the public URL's origin with `publicUrl`; no token
+   * with `access` (`https://HOST:PORT/`).
+   */
   readonly url: string
   /** The address the server listens on, as given (`127.0.0.1` by default). */
   readonly host: string
   /** The port it listens on (the chosen one when asked for port 0). */
   readonly port: number
-  /** The token every request must carry. */
+  /** The token every request must carry (none does with `access`: a paired device's cookie replaces it). */
   readonly token: string
   /** The asks waiting for an answer, oldest first. */
   readonly pending: Effect.Effect<ReadonlyArray<WebPendingAsk>>
@@ -281,6 +287,14 @@ export class WebProvider extends Context.Service<WebProvider, {
       const host = options.host ?? "127.0.0.1"
       const publicUrl = yield* parsePublicUrl(options.publicUrl, host)
       const secure = options.tls !== undefined || publicUrl?.protocol === "https:"
+      if (options.access !== undefined && !secure && !isLoopback(host)) {
+        // A device's credential in a cookie sent in clear text across the network is as good as public.
+        return yield* Effect.fail(
+          new ServeError({
+            cause: new Error(`Paired devices need TLS off loopback: give tls (or an https publicUrl) to serve on ${host}.`)
+          })
+        )
+      }
       const scheme = secure ? "https:" : "http:"
       const access = options.access
       const token = options.token ?? randomToken()
