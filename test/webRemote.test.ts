@@ -204,6 +204,26 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
       expect(access.devices()).toHaveLength(1)
     }))
 
+  it.live("refuses a pairing posted from another site (Origin), and one over http: from this host", () =>
+    Effect.gen(function*() {
+      const { access, web, tls } = yield* startRemote()
+      const pairFrom = (origin: string) =>
+        promise(() =>
+          sendTls(web.port, tls.cert, "/api/pair", {
+            method: "POST",
+            headers: { "content-type": "application/json", origin },
+            body: JSON.stringify({ name: "phone", code: access.newCode() })
+          })
+        )
+      for (const origin of ["https://evil.example", `http://127.0.0.1:${web.port}`, "null"]) {
+        const reply = yield* pairFrom(origin)
+        expect([origin, reply.status]).toEqual([origin, 403])
+        expect(reply.headers["set-cookie"]).toBeUndefined()
+      }
+      expect((yield* pairFrom(`https://127.0.0.1:${web.port}`)).status).toBe(200)
+      expect(access.devices()).toHaveLength(1)
+    }))
+
   it.live("plain HTTP sent to the TLS port gets no HTTP answer", () =>
     Effect.gen(function*() {
       const { web } = yield* startRemote()
@@ -259,11 +279,20 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
 
   it.live("a public URL: the url and the Host check use it; the server must listen on loopback, as devices without TLS must", () =>
     Effect.gen(function*() {
-      const { get, pair, web } = yield* startRemote({ publicUrl: "https://inbox.example.org/" })
+      const { access, get, pair, tls, web } = yield* startRemote({ publicUrl: "https://inbox.example.org/" })
       expect(web.url).toBe("https://inbox.example.org/")
       const { cookie } = yield* pair("phone")
       expect((yield* get("/api/questions", { cookie, host: "inbox.example.org" })).status).toBe(200)
       expect((yield* get("/api/questions", { cookie, host: "other.example.org" })).status).toBe(403)
+      // A proxy that passes its own Host on: the page's POSTs come from the public origin.
+      const fromPublic = yield* promise(() =>
+        sendTls(web.port, tls.cert, "/api/pair", {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: "https://inbox.example.org" },
+          body: JSON.stringify({ name: "tablet", code: access.newCode() })
+        })
+      )
+      expect(fromPublic.status).toBe(200)
       const wide = yield* Layer.build(WebProvider.layer({ host: "0.0.0.0", publicUrl: "https://inbox.example.org/" })).pipe(Effect.exit)
       expect(Exit.isFailure(wide)).toBe(true)
       expect(String(wide)).toContain("loopback")

@@ -6,11 +6,12 @@
  * screen, the answers given, their sending. Its parts live beside it:
  * `dom.ts` (model text into the document), `stream.ts` (the event stream the
  * tabs share), `requestList.ts` (the pending requests, their agent, age and
- * time left), `arrivals.ts` (system notifications), `choices.ts` (a
- * question's options, the recommended one, `preview.ts`), `textAnswer.ts`
- * (text and password fields), `review.ts` (the review before submit, when
- * the provider turns it on), `claims.ts` (who is answering what), and
- * `pairing.ts` (pairing a device with a remote inbox).
+ * time left), `arrivals.ts` (system notifications), `question.ts` (one
+ * question's screen, with `choices.ts` for its options and the recommended
+ * one, `preview.ts`, and `textAnswer.ts` for text and password fields),
+ * `review.ts` (the review before submit, when the provider turns it on),
+ * `settlement.ts` (how the end of a request reads), `claims.ts` (who is
+ * answering what), and `pairing.ts` (pairing a device with a remote inbox).
  *
  * It keeps the pending requests it hears about over Server-Sent Events, shows
  * one question of one request at a time and posts the answer. Model text only
@@ -34,14 +35,15 @@
  */
 
 import { makeArrivals } from "./arrivals.js"
-import { choices } from "./choices.js"
 import { type ListedClaims, makeClaims } from "./claims.js"
-import { type Child, h, model, modelIn, shown } from "./dom.js"
+import { type Child, h, model, shown } from "./dom.js"
 import { showPairing } from "./pairing.js"
 import { agentName, refreshTimings, requestButton, timingOf } from "./requestList.js"
 import { review } from "./review.js"
 import { sharedStream, type StreamMessage } from "./stream.js"
-import { freeText, type Step, textBox } from "./textAnswer.js"
+import { questionScreen } from "./question.js"
+import { capitalized, finishedText, settledPhrase } from "./settlement.js"
+import type { Step } from "./textAnswer.js"
 import type { AnswerItem, Closing, PageQuestion, PendingRequest, Resolved } from "./wire.js"
 
 /** How far the person got in one request: the question on screen (or, one past the last, the review) and the answers given. */
@@ -64,16 +66,6 @@ let seenSinceOpen = new Set<string>()
 const settled = new Map<string, Resolved>()
 /** Set by the server's `closing` event: nothing will be asked here again. */
 let finished: Closing | undefined
-
-/** What the page says once ask-user has finished: the truth about how its questions ended. */
-const finishedText = (closing: Closing): string =>
-  closing.unanswered > 0
-    ? "ask-user stopped before every question was answered. You can close this tab."
-    : closing.cancelled === 1
-    ? "No more questions: one request was cancelled or declined. You can close this tab."
-    : closing.cancelled > 1
-    ? `No more questions: ${closing.cancelled} requests were cancelled or declined. You can close this tab.`
-    : "All questions were answered. You can close this tab."
 
 const byId = (id: string): HTMLElement => {
   const found = document.getElementById(id)
@@ -246,83 +238,17 @@ const renderQuestion = (landing: Landing = "first") => {
   const question = questions[state.index]
   if (question === undefined) return
   const total = questions.length
-  const step = stepOf(entry, state)
-  const options = question.options ?? []
-  const previous = state.answers.get(question.id)
-
-  const parts: Array<Node> = [
-    h("p", { class: "asker" }, model(agentName(entry)), " asks · ", timingOf(entry)),
-    h("p", { class: "progress", id: "progress" }, `Question ${state.index + 1} of ${total}`)
-  ]
-  if (question.header !== undefined && question.header !== "") {
-    parts.push(modelIn("p", { class: "chip" }, question.header))
-  }
-  // Focusable from script only, for `rescueFocus`.
-  parts.push(modelIn("h2", { id: "question-text", tabindex: "-1" }, question.question))
-
-  let focusFirst: HTMLElement | undefined
-  let focusAnswer: HTMLElement | undefined
-  let primary: HTMLButtonElement | undefined
-  if (options.length === 0) {
-    const field = freeText(question, () => state.answers.get(question.id), step, (item) => record(question, item))
-    parts.push(...field.parts)
-    focusFirst = field.input
-    primary = field.primary
-  } else {
-    const submitMulti = () => {
-      const text = other.value
-      if (text.trim() !== "") return record(question, { id: question.id, selected: [], custom: text })
-      record(question, { id: question.id, selected: options.filter((_, i) => list.boxes[i]?.checked).map((o) => o.label) })
-    }
-    const list = choices(question, previous, (label) => record(question, { id: question.id, selected: [label] }), submitMulti)
-    parts.push(list.element)
-    const other = textBox(
-      { "aria-label": "Other", placeholder: "Other…", enterkeyhint: step.hint, class: "text other" },
-      (text) => record(question, { id: question.id, selected: [], custom: text })
-    )
-    focusAnswer = list.chosen
-    if (previous?.custom !== undefined) {
-      other.value = previous.custom
-      focusAnswer = other
-    }
-    parts.push(other)
-    if (question.multiSelect === true) parts.push(otherReplacesTicks(other, list.boxes))
-    if (question.multiSelect === true) {
-      primary = h("button", { type: "button", class: "primary" }, step.name)
-      primary.addEventListener("click", submitMulti)
-    } else {
-      // Choosing an option sends it; Other text needs a button too, for a person who does not press Enter.
-      const send = h("button", { type: "button", class: "primary" }, step.name)
-      const follow = () => {
-        send.hidden = other.value.trim() === ""
-      }
-      other.addEventListener("input", follow)
-      follow()
-      send.addEventListener("click", () => {
-        if (other.value.trim() !== "") record(question, { id: question.id, selected: [], custom: other.value })
-      })
-      primary = send
-    }
-    focusFirst = list.start
-  }
-
-  const actions = h("div", { class: "row actions" })
-  if (primary !== undefined) actions.append(primary)
-  if (state.index > 0) {
-    const back = h("button", { type: "button" }, "Back")
-    back.addEventListener("click", () => {
+  const screen = questionScreen(question, () => state.answers.get(question.id), stepOf(entry, state), {
+    asker: h("p", { class: "asker" }, model(agentName(entry)), " asks · ", timingOf(entry)),
+    position: `Question ${state.index + 1} of ${total}`,
+    record: (item) => record(question, item),
+    back: state.index === 0 ? undefined : () => {
       state.index--
       renderQuestion("answer")
-    })
-    actions.append(back)
-  }
-  const skip = h("button", { type: "button" }, "Skip")
-  skip.addEventListener("click", () => record(question, { id: question.id, selected: [] }))
-  const cancel = h("button", { type: "button", class: "danger" }, "Cancel")
-  cancel.addEventListener("click", () => void cancelCurrent())
-  actions.append(skip, cancel)
-  parts.push(actions)
-
+    },
+    cancel: () => void cancelCurrent()
+  })
+  const { focusAnswer, focusFirst, parts } = screen
   card.replaceChildren(...parts)
   if (landing === "heading") document.getElementById("question-text")?.focus()
   else ((landing === "answer" ? focusAnswer : undefined) ?? focusFirst)?.focus()
@@ -359,42 +285,6 @@ const renderReview = (entry: PendingRequest, state: Progress) => {
   announce("Review your answers, then submit.")
 }
 
-/**
- * SPEC: text in Other is the answer, and the ticks go unused. So the page
- * never shows a tick it will not send: while Other holds text the boxes are
- * cleared and refuse a tick (they keep the focus, so the arrow keys still
- * move through them), and a note says why; emptying Other puts the ticks back.
- * Returns the note, for the caller to place.
- */
-const otherReplacesTicks = (other: HTMLInputElement, boxes: ReadonlyArray<HTMLInputElement>): HTMLElement => {
-  const note = h("p", { class: "note", id: "other-note" }, "Your own answer replaces the options. Clear it to tick them again.")
-  other.setAttribute("aria-describedby", "other-note")
-  let kept: ReadonlyArray<boolean> | undefined
-  const follow = () => {
-    const replacing = other.value.trim() !== ""
-    if (replacing && kept === undefined) {
-      kept = boxes.map((box) => box.checked)
-      for (const box of boxes) box.checked = false
-    } else if (!replacing && kept !== undefined) {
-      boxes.forEach((box, i) => box.checked = kept![i] ?? false)
-      kept = undefined
-    }
-    for (const box of boxes) {
-      if (replacing) box.setAttribute("aria-disabled", "true")
-      else box.removeAttribute("aria-disabled")
-    }
-    note.hidden = !replacing
-  }
-  for (const box of boxes) {
-    box.addEventListener("click", (event) => {
-      if (kept !== undefined) event.preventDefault()
-    })
-  }
-  other.addEventListener("input", follow)
-  follow()
-  return note
-}
-
 const record = (question: PageQuestion, item: AnswerItem) => {
   if (inFlight !== undefined || currentId === undefined || claims.heldByOther(currentId)) return
   const entry = pending.get(currentId)
@@ -416,29 +306,6 @@ const record = (question: PageQuestion, item: AnswerItem) => {
   }
   void submit(entry, state)
 }
-
-/** How a settlement reads after "this request was …": "answered in another tab". */
-const settledPhrase = (resolved: Resolved | undefined): string => {
-  if (resolved === undefined) return "settled elsewhere"
-  if (resolved.where !== undefined) {
-    const how = resolved.settled === "answered" ? "answered" : resolved.settled === "ASK_DECLINED" ? "declined" : "cancelled"
-    return `${how} in ${resolved.where}`
-  }
-  switch (resolved.outcome) {
-    case "answered":
-      return "answered in another tab"
-    case "cancelled":
-      return "cancelled in another tab"
-    case "timeout":
-      return "withdrawn: its time ran out"
-    case "closed":
-      return "withdrawn: ask-user is stopping"
-    default:
-      // The agent stopped waiting, or ask-user is stopping (a signal): both look the same from here.
-      return "withdrawn before it was answered"
-  }
-}
-const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /**
  * A request this tab was not deciding was settled: if it is on screen, a
