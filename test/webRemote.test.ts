@@ -244,13 +244,16 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
 
   it.live("an action token answers its ask once, marked ntfy; forged and replayed tokens answer nothing", () =>
     Effect.gen(function*() {
-      const { actions, ask, pairedWithAsk, pendingIds, post } = yield* startRemote()
+      const { actions, ask, pairedWithAsk, pendingIds, post, tls, web } = yield* startRemote()
       const { cookie, fiber } = yield* pairedWithAsk("ask-1")
       const forged = yield* post(`/act/${"x".repeat(32)}`, undefined)
       expect(forged.status).toBe(403)
       expect(yield* pendingIds(cookie, 1)).toHaveLength(1)
       const token = actions.mint("ask-1", "no")
-      const reply = yield* post(`/act/${token}`, undefined)
+      // Pressed in ntfy's web app: a POST from its own origin, no cookie, no body.
+      const reply = yield* promise(() =>
+        sendTls(web.port, tls.cert, `/act/${token}`, { method: "POST", headers: { origin: "https://ntfy.sh" } })
+      )
       expect(reply.status).toBe(200)
       const { answer, receipt } = yield* Fiber.join(fiber)
       expect(answer.answers).toEqual([{ id: "go", selected: ["no"] }])

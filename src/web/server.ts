@@ -366,6 +366,10 @@ const unrouted = (allow: string | undefined, method: string) =>
     ? json(404, { error: "not-found" })
     : HttpServerResponse.setHeader(json(405, { error: "method-not-allowed" }), "allow", allow)
 
+/** Whether a request is an answer by token (`POST /act/<token>`), on a provider that takes them. */
+const isAction = (options: WebAppOptions, method: string, path: string): boolean =>
+  options.actions !== undefined && method === "POST" && /^\/act\/[^/]+$/.test(path)
+
 /**
  * The paths a remote inbox serves to a client that has not paired: the
  * pairing page and its POST, and an action's token (itself the credential).
@@ -375,7 +379,7 @@ const unrouted = (allow: string | undefined, method: string) =>
 const isPublic = (options: WebAppOptions, method: string, path: string): boolean =>
   (options.pairing !== undefined &&
     (((method === "GET" || method === "HEAD") && path === "/pair") || (method === "POST" && path === "/api/pair"))) ||
-  (options.actions !== undefined && method === "POST" && /^\/act\/[^/]+$/.test(path))
+  isAction(options, method, path)
 
 /**
  * The whole application: the gate, then the routes; every response carries
@@ -394,14 +398,20 @@ export const makeWebApp = (table: PendingTable, options: WebAppOptions, pageOpti
       if (malformed !== undefined) return json(400, { error: "bad-request", message: malformed })
       const host = headers["host"]
       if (!options.hostAllowed(host)) return json(403, { error: "forbidden", message: "Unknown Host." })
-      if (request.method !== "GET" && request.method !== "HEAD" && !options.originAllowed(headers["origin"], host)) {
+      const path = request.url.split("?")[0]!
+      // An action's token is its own credential, with no cookie for another site to ride on: it may
+      // come from anywhere (ntfy's web app presses its buttons from its own origin).
+      if (
+        request.method !== "GET" && request.method !== "HEAD" && !isAction(options, request.method, path) &&
+        !options.originAllowed(headers["origin"], host)
+      ) {
         return json(403, { error: "forbidden", message: "Cross-origin request." })
       }
-      if (!isPublic(options, request.method, request.url.split("?")[0]!)) {
+      if (!isPublic(options, request.method, path)) {
         const admitted = yield* options.admit(request)
         if (admitted === undefined) {
           // A remote inbox's page itself, unpaired: its script shows the pairing form.
-          if (options.pairing !== undefined && request.method === "GET" && request.url.split("?")[0] === "/") {
+          if (options.pairing !== undefined && request.method === "GET" && path === "/") {
             return routes.pageResponse(401)
           }
           const unauthorized = json(401, { error: "unauthorized" })
