@@ -309,8 +309,10 @@ export class WebProvider extends Context.Service<WebProvider, {
       const publicHost = publicUrl?.host
       const app = yield* makeWebApp(table, {
         hostAllowed: (hostHeader) => served(hostHeader) || (publicHost !== undefined && hostHeader?.toLowerCase() === publicHost),
+        // The server's own scheme for its own address; a proxy's page posts from the public origin.
         originAllowed: (origin, hostHeader) =>
-          originAllowed(origin, hostHeader, scheme) || (publicUrl !== undefined && origin === publicUrl.origin),
+          originAllowed(origin, hostHeader, options.tls === undefined ? "http:" : "https:") ||
+          (publicUrl !== undefined && origin === publicUrl.origin),
         ...(access === undefined ? tokenGate(token, options.answerer ?? byTokenHolder) : deviceGate(access, secure)),
         headers: secure ? { "strict-transport-security": "max-age=31536000" } : undefined,
         actions: options.actions,

@@ -18,6 +18,7 @@ import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
@@ -167,10 +168,8 @@ const readJson = Effect.gen(function*() {
   )
 })
 
-/** The body `POST /api/pair` takes. */
-const isPairBody = (body: unknown): body is { readonly name: string; readonly code: string } =>
-  typeof body === "object" && body !== null && typeof (body as { name?: unknown }).name === "string" &&
-  typeof (body as { code?: unknown }).code === "string"
+/** The body `POST /api/pair` takes (the keeper judges the name and the code). */
+const isPairBody = Schema.is(Schema.Struct({ name: Schema.String, code: Schema.String }))
 
 /**
  * `POST /api/pair {name, code}`: 429 past the tries an address may make, 403
