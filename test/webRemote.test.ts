@@ -185,12 +185,37 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
       expect(access.devices()).toHaveLength(0)
     }))
 
-  it.live("refuses a bad device name (422) and a body that is not {name, code}", () =>
+  it.live("refuses a bad device name (422), a body that is not {name, code}, and a code used once already", () =>
     Effect.gen(function*() {
       const { access, post } = yield* startRemote()
       expect((yield* post("/api/pair", { name: "", code: access.newCode() })).json.error).toBe("bad-name")
       expect((yield* post("/api/pair", { name: 3, code: "x" })).status).toBe(422)
       expect(access.devices()).toHaveLength(0)
+      const code = access.newCode()
+      expect((yield* post("/api/pair", { name: "first", code })).status).toBe(200)
+      const reused = yield* post("/api/pair", { name: "second", code })
+      expect(reused.status).toBe(403)
+      expect(reused.headers["set-cookie"]).toBeUndefined()
+      expect(access.devices().map((device) => device.name)).toEqual(["first"])
+    }))
+
+  it.live("lists each ask's time left: from its timeout, or from when the keeper says it was asked and expires", () =>
+    Effect.gen(function*() {
+      const askedAt = new Date("2026-01-01T09:00:00.000Z")
+      const expiresAt = new Date("2026-01-03T09:00:00.000Z")
+      const { ask, get, pair, pendingIds } = yield* startRemote({
+        askTimes: (request) => Effect.succeed(request.id === "durable" ? { askedAt, expiresAt } : undefined)
+      })
+      const { cookie } = yield* pair("phone")
+      const timed = yield* Effect.forkChild(ask({ ...single, timeout: "1h" }))
+      const durable = yield* Effect.forkChild(ask({ ...single, id: "durable" }))
+      const open = yield* Effect.forkChild(ask(single))
+      yield* pendingIds(cookie, 3)
+      const listed = (yield* get("/api/questions", { cookie })).json.pending as Array<{ askedAt: string; expiresAt?: string }>
+      expect(Date.parse(listed[0]!.expiresAt!) - Date.parse(listed[0]!.askedAt)).toBe(60 * 60 * 1000)
+      expect(listed[1]).toMatchObject({ askedAt: askedAt.toISOString(), expiresAt: expiresAt.toISOString() })
+      expect(listed[2]!.expiresAt).toBeUndefined()
+      for (const fiber of [timed, durable, open]) yield* Fiber.interrupt(fiber)
     }))
 
   it.live("refuses a Host header that is not the served name", () =>
