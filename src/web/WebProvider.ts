@@ -9,6 +9,11 @@
  * the page claims the ask its person is answering, and shows every other
  * answerer who is answering it.
  *
+ * The same provider is a remote inbox a phone can answer: over HTTPS
+ * (`tls`), with paired devices instead of the token (`access`: `/pair`, a
+ * device cookie, `device:<id>` answerers), answers by signed token from a
+ * notification (`actions`), and behind a proxy (`publicUrl`).
+ *
  * ```ts
  * const program = Effect.gen(function*() {
  *   const web = yield* WebProvider
