@@ -13,6 +13,10 @@ import { type AskUserQuestionRequest, UserInteraction } from "effect-user-intera
 import { WebProvider } from "effect-user-interaction/web"
 import { Chromium, promise } from "./support/chromium.js"
 import { loopbackCertificate, memoryAccess } from "./support/webAccess.js"
+import { waitFor } from "./support/webClient.js"
+
+/** Each test's limit: a browser, TLS and a few page loads, on a machine that may be busy. */
+const slow = 90_000
 
 const phone = { width: 360, height: 640 }
 const desktop = { width: 1280, height: 800 }
@@ -92,8 +96,19 @@ const windowOf = (browser: Context.Service.Shape<typeof Chromium>, viewport: { w
     return { page, problems }
   })
 
+/** A remote inbox and a phone-sized window paired with it through the pairing form, the inbox live. */
+const pairedPhone = Effect.gen(function*() {
+  const { access, ask, browser, web } = yield* remote
+  const { page, problems } = yield* windowOf(browser, phone)
+  yield* promise(() => page.goto(`${web.url}pair#code=${access.newCode()}`))
+  yield* promise(() => page.getByLabel("Device name").fill("phone"))
+  yield* promise(() => page.getByRole("button", { name: "Pair", exact: true }).click())
+  yield* promise(() => page.getByText("Live: new questions appear here as they arrive.").waitFor())
+  return { ask, page, problems, web }
+})
+
 // Live services: these tests wait on a real browser, not on the TestClock.
-layer(Layer.empty, { timeout: 90_000, excludeTestServices: true })("remote inbox page in Chromium", (it) => {
+layer(Layer.empty, { timeout: slow, excludeTestServices: true })("remote inbox page in Chromium", (it) => {
   for (const [size, viewport] of [["a phone", phone], ["a desktop", desktop]] as const) {
     it.effect(`pairs from the QR code's address, answers, and is revoked (${size}, ${viewport.width}×${viewport.height})`, () =>
       Effect.gen(function*() {
@@ -151,16 +166,33 @@ layer(Layer.empty, { timeout: 90_000, excludeTestServices: true })("remote inbox
         expect(yield* Effect.map(web.pending, (pending) => pending.length)).toBe(1)
         yield* Fiber.interrupt(second)
         expect(problems).toEqual([])
-      }))
+      }), slow)
   }
+
+  it.effect("a notification's link (#ask=<id>) opens that ask, not the oldest", () =>
+    Effect.gen(function*() {
+      const { ask, page, problems, web } = yield* pairedPhone
+      const older = yield* Effect.forkChild(ask({ ...deploy, id: "older" }))
+      const linked = yield* Effect.forkChild(ask({
+        id: "linked",
+        questions: [{ id: "notes", question: "Publish the release notes too?", options: [{ label: "Yes" }, { label: "No" }] }]
+      }))
+      yield* promise(() => waitFor(() => Effect.runPromise(web.pending).then((pending) => pending.length === 2), 10_000, "two asks"))
+      // The link opens in a new tab of the same browser, as a notification's click does.
+      const tab = yield* promise(() => page.context().newPage())
+      tab.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
+      yield* promise(() => tab.goto(`${web.url}#ask=linked`))
+      yield* promise(() => tab.getByRole("heading", { name: "Publish the release notes too?" }).waitFor())
+      expect(yield* promise(() => tab.locator(".request[aria-current=true]").textContent())).toContain("Publish the release notes too?")
+      yield* promise(() => tab.getByRole("button", { name: /^Yes/ }).click())
+      expect((yield* Fiber.join(linked)).answer.answers).toEqual([{ id: "notes", selected: ["Yes"] }])
+      yield* Fiber.interrupt(older)
+      expect(problems).toEqual([])
+    }), slow)
 
   it.effect("model text with HTML in it stays text on the phone page", () =>
     Effect.gen(function*() {
-      const { access, ask, browser, web } = yield* remote
-      const { page, problems } = yield* windowOf(browser, phone)
-      yield* promise(() => page.goto(`${web.url}pair#code=${access.newCode()}`))
-      yield* promise(() => page.getByLabel("Device name").fill("phone"))
-      yield* promise(() => page.getByRole("button", { name: "Pair", exact: true }).click())
+      const { ask, page, problems } = yield* pairedPhone
       const fiber = yield* Effect.forkChild(ask(hostile))
       yield* promise(() => page.getByRole("heading", { name: /^Pick <img/ }).waitFor())
       const card = page.locator("#card")
@@ -172,5 +204,5 @@ layer(Layer.empty, { timeout: 90_000, excludeTestServices: true })("remote inbox
       expect(yield* phoneProblems(page)).toEqual([])
       yield* Fiber.interrupt(fiber)
       expect(problems).toEqual([])
-    }))
+    }), slow)
 })

@@ -39,6 +39,8 @@ export interface PendingView {
   readonly id: string
   readonly request: WireRequest
   readonly askedAt: string
+  /** The ask's own id (its request's `id`), when it has one: a link to the page names it as `#ask=<id>`. */
+  readonly askId?: string
   /** When it stops waiting, when that is known (its `timeout`, or what the provider was told): the page shows the time left. */
   readonly expiresAt?: string
   /** Who is answering it, while they hold a claim (only in a listing; a stream says `claimed`). */
@@ -211,6 +213,7 @@ export const makePendingTable = (): PendingTable => {
       id: randomUUID(),
       request: wireRequest(request),
       askedAt: askedAt.toISOString(),
+      ...(request.id === undefined ? {} : { askId: request.id }),
       ...(expiresAt === undefined ? {} : { expiresAt: expiresAt.toISOString() })
     }
     const entry: Entry = { view, request, answer: Deferred.makeUnsafe() }

@@ -433,15 +433,32 @@ const forget = (id: string) => {
   else renderList()
 }
 
+/**
+ * The ask the page's address names (`#ask=<id>`: a notification's link),
+ * until it arrives; it is shown in place of the first one while nobody has
+ * answered anything of that.
+ */
+let linkedAsk: string | undefined = new URLSearchParams(location.hash.slice(1)).get("ask") ?? undefined
+
+/** Whether the request on screen is still as it came: no answer given, no send on its way. */
+const untouched = () =>
+  inFlight === undefined && notice === undefined && (currentId === undefined || (progress.get(currentId)?.answers.size ?? 0) === 0)
+
 /** A pending request from the stream or from a list; `arrival` when the stream announced it. */
 const learn = (entry: PendingRequest, arrival: boolean) => {
   seenSinceOpen.add(entry.id)
   if (pending.has(entry.id) || settled.has(entry.id) || finished !== undefined) return
   pending.set(entry.id, entry)
   if (arrival) arrivals.arrived(entry)
+  const linked = linkedAsk !== undefined && entry.askId === linkedAsk
+  if (linked) linkedAsk = undefined
   // Only an idle page shows it at once; over a notice, the person moves on with "Next request".
+  // The ask a link named takes the screen too, while the person has not begun another.
   if (currentId === undefined && notice === undefined) {
     show(entry.id)
+  } else if (linked && untouched()) {
+    // On the heading: a key pressed for the request it replaces must not answer this one.
+    show(entry.id, "heading")
   } else {
     renderList()
     // What a list or a reopened stream brings back was waiting already: not news.

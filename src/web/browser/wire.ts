@@ -28,6 +28,8 @@ export interface PendingRequest {
   readonly id: string
   readonly request: { readonly questions: ReadonlyArray<PageQuestion>; readonly agent?: { readonly id: string; readonly name?: string } }
   readonly askedAt: string
+  /** The ask's own id, when it has one (what `#ask=<id>` names). */
+  readonly askId?: string
   readonly expiresAt?: string
 }
 
