@@ -12,7 +12,7 @@ import { type AskUserQuestionRequest, UserInteraction } from "effect-user-intera
 import { WebProvider, type WebProviderOptions } from "effect-user-interaction/web"
 import { single } from "./support/requests.js"
 import { cookieOf, loopbackCertificate, memoryAccess, memoryActions, postTls, sendTls, trusting } from "./support/webAccess.js"
-import { waitFor } from "./support/webClient.js"
+import { send, waitFor } from "./support/webClient.js"
 
 const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
 
@@ -161,8 +161,10 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
       expect(stream.status).toBe(200)
       expect((yield* get("/api/questions", { cookie })).status).toBe(200)
       access.revoke(device.id)
+      const revokedAt = Date.now()
       // SPEC: within 1 s (the stream asks every 500 ms); the wait is generous for a loaded machine.
       yield* promise(() => waitFor(stream.ended, 5_000, "the revoked stream to end"))
+      yield* Effect.logInfo(`revoked stream ended after ${Date.now() - revokedAt} ms`)
       expect((yield* get("/api/questions", { cookie })).status).toBe(401)
       expect((yield* get("/api/events", { cookie })).status).toBe(401)
     }))
@@ -328,6 +330,38 @@ describe("WebProvider remote inbox (HTTPS, paired devices)", () => {
       const clear = yield* Layer.build(WebProvider.layer({ host: "0.0.0.0", access: memoryAccess() })).pipe(Effect.exit)
       expect(Exit.isFailure(clear)).toBe(true)
       expect(String(clear)).toContain("need TLS off loopback")
+    }))
+
+  it.live("behind an https public URL the server is plain HTTP on loopback, yet the cookie is Secure and HSTS is sent", () =>
+    Effect.gen(function*() {
+      const access = memoryAccess()
+      const behindProxy = Context.get(
+        yield* Layer.build(WebProvider.layer({ access, publicUrl: "https://inbox.example.org/" })),
+        WebProvider
+      )
+      const paired = yield* promise(() =>
+        send(behindProxy.port, "/api/pair", {
+          method: "POST",
+          headers: { "content-type": "application/json", host: "inbox.example.org" },
+          body: JSON.stringify({ name: "phone", code: access.newCode() })
+        })
+      )
+      expect(paired.status).toBe(200)
+      expect(String(paired.headers["set-cookie"]).split("; ")).toContain("Secure")
+      expect(paired.headers["strict-transport-security"]).toBe("max-age=31536000")
+      // Plain loopback with devices (a local try-out): no TLS anywhere, so no Secure flag and no HSTS.
+      const local = Context.get(yield* Layer.build(WebProvider.layer({ access })), WebProvider)
+      expect(local.url).toBe(`http://127.0.0.1:${local.port}/`)
+      const plain = yield* promise(() =>
+        send(local.port, "/api/pair", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "laptop", code: access.newCode() })
+        })
+      )
+      expect(plain.status).toBe(200)
+      expect(String(plain.headers["set-cookie"]).split("; ")).not.toContain("Secure")
+      expect(plain.headers["strict-transport-security"]).toBeUndefined()
     }))
 
   it.live("over TLS off loopback the page takes a secret question (plain HTTP there refuses it)", () =>
