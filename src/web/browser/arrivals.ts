@@ -34,6 +34,7 @@ export interface Arrivals {
   readonly finish: () => void
 }
 
+/** Puts the permission button after `hooks.anchor` and returns the notifications. */
 export const makeArrivals = (hooks: ArrivalHooks): Arrivals => {
   const notifications = "Notification" in window
   const button = h("button", { type: "button", class: "notify" }, "Notify me of new questions")

@@ -53,6 +53,7 @@ export interface SharedStream {
   readonly unseen: () => boolean
 }
 
+/** Sets up this tab's part in the shared stream; nothing is opened until `start`. */
 export const sharedStream = (hooks: StreamHooks): SharedStream => {
   const shareName = `ask-user-web:${hooks.token}`
   const sharing = "BroadcastChannel" in window && "locks" in navigator
