@@ -53,13 +53,15 @@ describe("entry points", () => {
   it.each([
     ["web", /\/dist\/(acp|mcp|terminal)\/|@modelcontextprotocol|@agentclientprotocol/],
     ["acp", /\/dist\/(web|mcp|terminal)\/|@modelcontextprotocol/],
-    ["mcp", /\/dist\/(web|acp|terminal)\/|@agentclientprotocol/]
+    ["mcp", /\/dist\/(web|acp|terminal)\/|@agentclientprotocol/],
+    ["email", /\/dist\/(web|acp|mcp|terminal|durable)\/|@modelcontextprotocol|@agentclientprotocol/]
   ])("/%s loads no other surface", (surface, others) => {
     const loaded = loadedBy(`effect-user-interaction/${surface}`)
     expect(loaded.some((m) => m.includes(`/dist/${surface}/`))).toBe(true)
     expect(loaded.filter((m) => others.test(m))).toEqual([])
     // The record sees dependencies too: a surface's own SDK shows up in it.
-    if (surface !== "web") expect(loaded.some((m) => m.includes(`@${surface === "acp" ? "agentclientprotocol" : "modelcontextprotocol"}/`))).toBe(true)
+    if (surface === "email") expect(loaded.some((m) => m.includes("/nodemailer/")) && loaded.some((m) => m.includes("/imapflow/"))).toBe(true)
+    else if (surface !== "web") expect(loaded.some((m) => m.includes(`@${surface === "acp" ? "agentclientprotocol" : "modelcontextprotocol"}/`))).toBe(true)
     else expect(loaded).toContain("node:http")
   })
 
