@@ -18,7 +18,7 @@ import { EmailProvider, type EmailProviderOptions } from "effect-user-interactio
 import type { ParsedMail } from "mailparser"
 import { readFileSync } from "node:fs"
 import { storeWith, untilPending } from "./support/durableInProcess.js"
-import { agentAddress, agentPassword, humanAddress, type MailServer, startMailServer } from "./support/mailServer.js"
+import { agentAddress, agentPassword, humanAddress, type MailServer, replyAddress, startMailServer } from "./support/mailServer.js"
 
 let mail: MailServer
 beforeAll(async () => {
@@ -52,23 +52,8 @@ const mailCount = () => Effect.promise(() => mail.humanMail()).pipe(Effect.map((
 /** Waits for the human's INBOX to hold `count` mails and returns the last. */
 const mailNumber = (count: number) => Effect.promise(() => mail.untilHumanMail(count)).pipe(Effect.map((all) => all[count - 1]!))
 
-/** The address a mail asks replies to. */
-const replyTo = (ask: ParsedMail) => ask.replyTo!.value[0]!.address!
-
-/** The human replies to `ask` with `text` (a normal mail program's reply: Reply-To, Re: subject, In-Reply-To). */
-const reply = (ask: ParsedMail, text: string, extra?: Record<string, unknown>) =>
-  Effect.promise(() =>
-    mail.deliver({
-      from: humanAddress,
-      to: replyTo(ask),
-      envelopeTo: replyTo(ask),
-      subject: `Re: ${ask.subject}`,
-      inReplyTo: ask.messageId!,
-      references: ask.messageId!,
-      text,
-      ...extra
-    })
-  )
+/** The human replies to `ask` with `text`. */
+const reply = (ask: ParsedMail, text: string | undefined, extra?: Record<string, unknown>) => Effect.promise(() => mail.reply(ask, text, extra))
 
 /**
  * Asks `request` by mail under a fresh provider; `then` gets the ask's fiber and
@@ -99,7 +84,7 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
         expect(ask.text).toContain("2) SQLite - one file")
         expect(ask.text).toContain("How to reply:")
         expect(ask.html).toContain("<ol><li>Postgres</li>")
-        expect(replyTo(ask)).toMatch(/^agent\+[0-9a-f]{24}@example\.test$/)
+        expect(replyAddress(ask)).toMatch(/^agent\+[0-9a-f]{24}@example\.test$/)
         expect(ask.subject).toMatch(/\[ask [0-9a-f]{24}\]$/)
         yield* reply(ask, "2")
         const { answer, receipt } = yield* answered(fiber)
@@ -187,8 +172,7 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
   it("reads an HTML-only reply", () =>
     asking(db, (fiber, ask) =>
       Effect.gen(function*() {
-        yield* reply(ask, undefined as never, {
-          text: undefined,
+        yield* reply(ask, undefined, {
           // As a mail program quotes: the question's body inside the reply's own.
           html: `<html><body><div dir="ltr"><b>3</b></div><br><div class="gmail_quote">On Sun, Agent wrote:<br>` +
             `<blockquote>${String(ask.html).replace(/^[\s\S]*<body>|<\/body>[\s\S]*$/g, "")}</blockquote></div></body></html>`
@@ -204,7 +188,7 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
         expect(back.text).toContain("10 is not one of the options: reply with a number from 1 to 3.")
         expect(back.inReplyTo).toBeDefined()
         expect(back.headers.get("auto-submitted")).toBe("auto-replied")
-        expect(replyTo(back)).toBe(replyTo(ask))
+        expect(replyAddress(back)).toBe(replyAddress(ask))
         expect(fiber.pollUnsafe()).toBeUndefined()
         yield* reply(back, "1")
         expect((yield* answered(fiber)).answer.answers).toEqual([{ id: "db", selected: ["Postgres"] }])

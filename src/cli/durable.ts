@@ -42,6 +42,7 @@ import { providerFor } from "./providerFor.js"
 import { inboxClaims } from "./inboxClaims.js"
 import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
+import type { EmailFlags } from "./emailFlags.js"
 import type { WebFlags } from "./webFlags.js"
 
 // node:sqlite announces itself as experimental on first use; that line is
@@ -378,7 +379,7 @@ export const inbox = (
     readonly review?: boolean
     readonly notifyTargets?: ReadonlyArray<string>
     readonly remind?: Option.Option<Duration.Duration>
-  }
+  } & Partial<EmailFlags>
 ) =>
   Effect.gen(function*() {
     const store = yield* DurableStore
@@ -390,6 +391,12 @@ export const inbox = (
       yield* Effect.orDie(inbox.notify(config.notifyTargets.map(parseTarget), {
         remind: Option.getOrUndefined(config.remind ?? Option.none())
       }))
+    }
+    // By mail: the mail libraries load only here, and the inbox runs until interrupted.
+    if (config.email === true) {
+      const { emailSurface } = yield* Effect.promise(() => import("./emailInbox.js"))
+      yield* inbox.serve(emailSurface(config as EmailFlags))
+      return yield* Effect.never
     }
     // Ctrl+C on a prompt (the surface's own AskAborted) quits the inbox, as it quits `ask-user`:
     // that ask, and every other, stays pending.

@@ -39,6 +39,11 @@ export interface MailServer {
   readonly imapUrl: string
   /** Delivers a mail into a mailbox by LMTP, as the human's replies arrive; returns its Message-ID. */
   readonly deliver: (mail: SendMailOptions & { readonly envelopeTo: string }) => Promise<string>
+  /**
+   * The human replies to `ask` with `text`, as a mail program does (to its Reply-To, `Re:` its
+   * subject, In-Reply-To its Message-ID); `extra` overrides any of it. Returns the reply's Message-ID.
+   */
+  readonly reply: (ask: ParsedMail, text: string | undefined, extra?: Partial<SendMailOptions>) => Promise<string>
   /** Every mail in the human's INBOX, parsed, oldest first. */
   readonly humanMail: () => Promise<ReadonlyArray<ParsedMail>>
   /** Waits (polling, generous) for the human's INBOX to hold `count` mails at least; returns them all. */
@@ -51,6 +56,9 @@ export interface MailServer {
   readonly log: () => string
   readonly stop: () => Promise<void>
 }
+
+/** The address a mail asks replies to. */
+export const replyAddress = (mail: ParsedMail): string => mail.replyTo!.value[0]!.address!
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -241,6 +249,10 @@ recipient_delimiter = +
   }
 
   const lmtp = nodemailer.createTransport({ host: "127.0.0.1", port: lmtpPort, lmtp: true, secure: false, ignoreTLS: true } as never)
+  const deliver = async ({ envelopeTo, ...mail }: SendMailOptions & { readonly envelopeTo: string }) => {
+    const info = await lmtp.sendMail({ ...mail, envelope: { from: String(mail.from ?? humanAddress), to: envelopeTo } })
+    return info.messageId
+  }
   const humanMail = async () => {
     const client = new ImapFlow({
       host: "127.0.0.1",
@@ -268,10 +280,18 @@ recipient_delimiter = +
     submissionPort,
     smtpUrl: `smtp://${encodeURIComponent(agentAddress)}@127.0.0.1:${submissionPort}`,
     imapUrl: `imap://${encodeURIComponent(agentAddress)}@127.0.0.1:${imapPort}`,
-    deliver: async ({ envelopeTo, ...mail }) => {
-      const info = await lmtp.sendMail({ ...mail, envelope: { from: String(mail.from ?? humanAddress), to: envelopeTo } })
-      return info.messageId
-    },
+    deliver,
+    reply: (ask, text, extra) =>
+      deliver({
+        from: humanAddress,
+        to: replyAddress(ask),
+        envelopeTo: replyAddress(ask),
+        subject: `Re: ${ask.subject}`,
+        inReplyTo: ask.messageId!,
+        references: ask.messageId!,
+        text,
+        ...extra
+      }),
     humanMail,
     untilHumanMail: async (count) => {
       let mail: ReadonlyArray<ParsedMail> = []
