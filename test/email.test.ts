@@ -71,6 +71,15 @@ const asking = <A>(
     return yield* then(fiber, ask, before + 1)
   }).pipe(Effect.provide(UserInteraction.layerWith(EmailProvider.layer(options(extra)))), Effect.runPromise)
 
+/** Asks `request`, which must fail with `code` having sent the human nothing. */
+const refusedUnsent = (request: AskUserQuestionRequest, code: string) =>
+  Effect.gen(function*() {
+    const before = yield* mailCount()
+    const failed = yield* Effect.flip(UserInteraction.ask(request))
+    expect(failed.code).toBe(code)
+    expect(yield* mailCount()).toBe(before)
+  }).pipe(Effect.provide(UserInteraction.layerWith(EmailProvider.layer(options()))), Effect.runPromise)
+
 const answered = (fiber: Fiber.Fiber<unknown, unknown>) =>
   Fiber.join(fiber) as Effect.Effect<{ answer: { answers: unknown }; receipt: { by?: unknown; surface?: string } }>
 
@@ -263,25 +272,11 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
         expect(fiber.pollUnsafe()).toBeUndefined()
         yield* Fiber.interrupt(fiber)
       }), { inboxUrl: "https://inbox.example.test/" })
-    const before = await Effect.runPromise(mailCount())
-    const failed = await UserInteraction.ask(secret).pipe(
-      Effect.flip,
-      Effect.provide(UserInteraction.layerWith(EmailProvider.layer(options()))),
-      Effect.runPromise
-    )
-    expect(failed.code).toBe("PROVIDER_FAILED")
-    expect(await Effect.runPromise(mailCount())).toBe(before)
+    await refusedUnsent(secret, "PROVIDER_FAILED")
   })
 
   it("refuses an ask whose answerableBy does not allow email:<to>, sending nothing", async () => {
-    const before = await Effect.runPromise(mailCount())
-    const failed = await UserInteraction.ask({ ...db, answerableBy: ["email:*@elsewhere.test"] }).pipe(
-      Effect.flip,
-      Effect.provide(UserInteraction.layerWith(EmailProvider.layer(options()))),
-      Effect.runPromise
-    )
-    expect(failed.code).toBe("NOT_AUTHORIZED")
-    expect(await Effect.runPromise(mailCount())).toBe(before)
+    await refusedUnsent({ ...db, answerableBy: ["email:*@elsewhere.test"] }, "NOT_AUTHORIZED")
   })
 
   it("never shows a password in an error or a log", async () => {

@@ -14,12 +14,13 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { connect, createServer } from "node:net"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ImapFlow } from "imapflow"
 import { type ParsedMail, simpleParser } from "mailparser"
 import nodemailer, { type SendMailOptions } from "nodemailer"
+import { freePort } from "./freePort.js"
 
 export const agentAddress = "agent@example.test"
 export const humanAddress = "human@example.test"
@@ -60,16 +61,6 @@ export interface MailServer {
 /** The address a mail asks replies to. */
 export const replyAddress = (mail: ParsedMail): string => mail.replyTo!.value[0]!.address!
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
 const accepting = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, "127.0.0.1")
@@ -99,7 +90,8 @@ const alive = (pid: number) => {
 
 /** Starts the private mail system; throws saying why (and what to install) when it cannot. */
 export const startMailServer = async (): Promise<MailServer> => {
-  if (!existsSync("/usr/sbin/dovecot") || !existsSync(postfixMaster) || !existsSync("/usr/lib/dovecot/submission")) {
+  const needed = ["/usr/sbin/dovecot", "/usr/lib/dovecot/imap", "/usr/lib/dovecot/lmtp", "/usr/lib/dovecot/submission", postfixMaster]
+  if (!needed.every((file) => existsSync(file))) {
     throw new Error(`The email tests need a mail server from Debian's packages: apt-get install -y --no-install-recommends ${packages}`)
   }
   if (process.getuid?.() !== 0) throw new Error("The email tests start Dovecot and Postfix as root, as CI runs them.")
