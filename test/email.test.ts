@@ -263,12 +263,14 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
 
   it("a secret question: a link to the inbox page, never the question's answer by mail; without a page PROVIDER_FAILED", async () => {
     const secret: AskUserQuestionRequest = { questions: [{ id: "token", question: "API token?", secret: true }] }
-    await asking(secret, (fiber, ask) =>
+    await asking(secret, (fiber, ask, seen) =>
       Effect.gen(function*() {
         expect(ask.text).toContain("never sent by mail")
         expect(ask.text).toContain("https://inbox.example.test/")
         yield* reply(ask, "hunter2")
-        yield* Effect.sleep("1 second")
+        const back = yield* mailNumber(seen + 1)
+        expect(back.text).toContain("Your reply was not read: this request holds a secret, which is answered only in the inbox")
+        expect(back.text).not.toContain("hunter2")
         expect(fiber.pollUnsafe()).toBeUndefined()
         yield* Fiber.interrupt(fiber)
       }), { inboxUrl: "https://inbox.example.test/" })

@@ -237,6 +237,17 @@ export const EmailProvider = {
             if (threadOf !== undefined && threadOf !== token) {
               return yield* answerBack(mail, token, unusableMail(ask.request, token, "it answers the mail of another question."))
             }
+            // A secret is typed in the inbox page only: a reply to its mail is not even read.
+            if (ask.request.questions.some((q) => q.secret === true)) {
+              return yield* answerBack(
+                mail,
+                token,
+                noticeMail(
+                  `Re: ${mail.subject}`,
+                  `Your reply was not read: this request holds a secret, which is answered only in the inbox: ${options.inboxUrl}`
+                )
+              )
+            }
             if (mail.size > maxReplyBytes) {
               return yield* answerBack(
                 mail,
@@ -287,7 +298,7 @@ export const EmailProvider = {
                   sentIds.delete(messageId)
                   const elsewhere = Exit.isFailure(exit) ? settledElsewhere(exit.cause) : undefined
                   if (Exit.isSuccess(exit) || exit.cause.reasons.some((r) => r._tag === "Fail")) {
-                    forget(token, "it has been answered.")
+                    forget(token, Exit.isSuccess(exit) ? "it has been answered." : "it has been settled.")
                     return Effect.void
                   }
                   forget(token, elsewhere === undefined ? "it was withdrawn." : elsewhereText(elsewhere))
