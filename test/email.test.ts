@@ -281,6 +281,24 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
     await refusedUnsent({ ...db, answerableBy: ["email:*@elsewhere.test"] }, "NOT_AUTHORIZED")
   })
 
+  it("answers a reply with fewer lines than questions with a mail back naming how many it needs", () =>
+    asking({ questions: [db.questions[0]!, { id: "ci", question: "Which CI?", options: [{ label: "GitHub" }] }] }, (fiber, ask, seen) =>
+      Effect.gen(function*() {
+        yield* reply(ask, "2")
+        const back = yield* mailNumber(seen + 1)
+        expect(back.text).toContain("there are 2 questions, so the reply needs 2 lines, one for each, and it has 1.")
+        yield* reply(back, "2\nGitHub")
+        expect((yield* answered(fiber)).answer.answers).toEqual([{ id: "db", selected: ["SQLite"] }, { id: "ci", selected: ["GitHub"] }])
+      })))
+
+  it("refuses a server URL that is none, or an address that is none, as INVALID_REQUEST", async () => {
+    const fails = (extra: Partial<EmailProviderOptions>) =>
+      Layer.build(EmailProvider.layer(options(extra))).pipe(Effect.scoped, Effect.flip, Effect.runPromise)
+    expect((await fails({ smtp: "http://127.0.0.1:25" })).message).toBe("The smtp URL must start with smtp:// or smtps://, not http://")
+    expect((await fails({ imap: "not a url" })).code).toBe("INVALID_REQUEST")
+    expect((await fails({ to: "ana" })).message).toBe("The from and to addresses must each be an address, name@domain.")
+  })
+
   it("never shows a password in an error or a log", async () => {
     const logged: Array<string> = []
     const logger = Logger.layer([Logger.make(({ message }) => void logged.push(String(message)))])
