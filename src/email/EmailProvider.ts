@@ -209,7 +209,7 @@ export const EmailProvider = {
             automatic: true
           }).pipe(Effect.catch((error) => Effect.logWarning(error.message)))
 
-        const onMail = (mail: IncomingMail, body: Effect.Effect<MailBody, ProviderFailed>): Effect.Effect<void> =>
+        const onMail = (mail: IncomingMail, body: Effect.Effect<MailBody | undefined, ProviderFailed>) =>
           Effect.gen(function*() {
             // Never answer a program (an auto-reply, a bounce): two programs would mail each other forever.
             if (mail.automatic) return
@@ -255,9 +255,9 @@ export const EmailProvider = {
                 unusableMail(ask.request, token, `it is ${megabytes(mail.size)}, and replies of at most ${megabytes(maxReplyBytes)} are read.`)
               )
             }
-            const read = yield* Effect.result(body)
-            if (read._tag === "Failure") return yield* Effect.logWarning(read.failure.message)
-            const reading = readReply(ask.request, ownLines(read.success.text))
+            const read = yield* body
+            if (read === undefined) return
+            const reading = readReply(ask.request, ownLines(read.text))
             switch (reading._tag) {
               case "Unusable":
                 return yield* answerBack(mail, token, unusableMail(ask.request, token, reading.reason))

@@ -36,14 +36,21 @@ export interface IncomingMail {
   readonly automatic: boolean
 }
 
-/** A message's text: its plain part, else its HTML part as text; and the ids it names as its thread. */
+/** A message's text: its plain part, else its HTML part as text (quoted blocks marked `>`). */
 export interface MailBody {
   readonly text: string
-  readonly references: ReadonlyArray<string>
 }
 
-/** What the reader does with each new message; `body` reads its text (at most `maxBytes` of it). */
-export type OnMail = (mail: IncomingMail, body: Effect.Effect<MailBody, ProviderFailed>) => Effect.Effect<void>
+/**
+ * What the reader does with each new message. `body` reads its text:
+ * `undefined` when the message cannot be read (it is then left alone), a
+ * failure when the connection dropped, which `onMail` passes on so the
+ * message is read again after the reconnect.
+ */
+export type OnMail = (
+  mail: IncomingMail,
+  body: Effect.Effect<MailBody | undefined, ProviderFailed>
+) => Effect.Effect<void, ProviderFailed>
 
 /** How many handled Message-IDs are remembered (oldest forgotten first). */
 const rememberedIds = 10_000
@@ -152,24 +159,27 @@ export const readMailbox = (
           const key = mail.messageId ?? `uid:${uidValidity}:${mail.uid}`
           if (!handled.has(key)) {
             remember(key)
-            yield* onMail(mail, body(client, mail))
+            // The connection dropped before the message was read: read it again after the reconnect.
+            yield* Effect.onError(onMail(mail, body(client, mail)), () => Effect.sync(() => handled.delete(key)))
           }
           lastUid = mail.uid
           yield* Effect.tryPromise(() => client.messageFlagsAdd(String(mail.uid), ["\\Seen"], { uid: true })).pipe(Effect.ignore)
         }
       })
 
-    const body = (client: ImapFlow, mail: IncomingMail): Effect.Effect<MailBody, ProviderFailed> =>
+    const body = (client: ImapFlow, mail: IncomingMail): Effect.Effect<MailBody | undefined, ProviderFailed> =>
       Effect.tryPromise({
         try: async () => {
           const message = await client.fetchOne(String(mail.uid), { source: { start: 0, maxLength: mail.size } }, { uid: true })
           if (message === false || message.source === undefined) throw new Error("the message is gone")
           const parsed = await simpleParser(message.source, { skipImageLinks: true, skipTextLinks: true })
-          const references = parsed.references === undefined ? [] : [parsed.references].flat()
-          return { text: parsed.text ?? "", references }
+          return { text: parsed.text ?? "" }
         },
         catch: (error) => failed("Could not read a reply", error, server)
-      })
+      }).pipe(
+        // Still connected: this message cannot be read (gone, or not MIME), and never will be.
+        Effect.catch((error) => client.usable ? Effect.as(Effect.logWarning(error.message), undefined) : Effect.fail(error))
+      )
 
     /** One connection: drain, then wait for news and drain again, until the connection closes. */
     const session = Effect.gen(function*() {
