@@ -261,6 +261,21 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
         expect(yield* mailCount()).toBe(seen + 1)
       })))
 
+  it("a reply to the mail of an ask asked again by a restarted provider (same id) answers it", async () => {
+    const request = { ...db, id: "asked-before-restart" }
+    const before = await Effect.runPromise(mailCount())
+    // The first provider mails the ask, then ends (the inbox restarts) before any reply.
+    const first = await asking(request, (fiber, ask) => Effect.as(Fiber.interrupt(fiber), ask))
+    await asking(request, (fiber, second, seen) =>
+      Effect.gen(function*() {
+        expect(seen).toBe(before + 2)
+        expect(second.messageId).not.toBe(first.messageId)
+        // The human answers the first mail.
+        yield* reply(first, "3")
+        expect((yield* answered(fiber)).answer.answers).toEqual([{ id: "db", selected: ["None"] }])
+      }))
+  })
+
   it("a secret question: a link to the inbox page, never the question's answer by mail; without a page PROVIDER_FAILED", async () => {
     const secret: AskUserQuestionRequest = { questions: [{ id: "token", question: "API token?", secret: true }] }
     await asking(secret, (fiber, ask, seen) =>

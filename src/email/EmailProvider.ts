@@ -18,7 +18,9 @@
  * A reply belongs to an ask by the ask's token: the mail's Reply-To is the
  * sender's plus address (`agent+TOKEN@example.com`) and its subject ends
  * `[ask TOKEN]`; a reply whose `In-Reply-To` names another ask's mail is
- * refused. Only a reply from `to` is read (anything else is ignored, and a
+ * refused. An ask with an `id` (every durable ask) keeps its token across
+ * restarts of the provider, so a reply to a mail sent before one still
+ * answers it once the ask is asked again. Only a reply from `to` is read (anything else is ignored, and a
  * mail a program sent is never answered). The reply's first lines that are
  * not quoted are the answer: one line for each question, in order: an
  * option's number or numbers (`2`, `1,3`), its label, `skip`, or other text
@@ -41,7 +43,7 @@
  *
  * @since 0.3.0
  */
-import { randomBytes } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -105,6 +107,15 @@ const defaultMaxReplyBytes = 1024 * 1024
 
 /** A token: 96 random bits, in characters every mail system keeps as they are in an address. */
 const newToken = (): string => randomBytes(12).toString("hex")
+
+/**
+ * The token of the ask `id` for a provider whose mailbox password is
+ * `key`: the same after a restart, so a reply to a mail sent before it still
+ * answers (a durable ask is asked again with its id), and unguessable without
+ * the password, which reads the mailbox anyway (decision 151).
+ */
+const askToken = (key: Redacted.Redacted<string>, from: string, id: string): string =>
+  createHmac("sha256", Redacted.value(key)).update(`ask-user email token\0${from}\0${id}`).digest("hex").slice(0, 24)
 
 /** The bare address in `Name <address>` or `address`, lower-cased. */
 const bareAddress = (address: string): string => (/<([^<>]+)>\s*$/.exec(address)?.[1] ?? address).trim().toLowerCase()
@@ -283,8 +294,11 @@ export const EmailProvider = {
                 message: "A secret question cannot be asked by mail, and the email provider has no inbox page to link to."
               }))
             }
-            const token = newToken()
-            const messageId = `<ask-${token}@${domain}>`
+            const key = imap.password ?? smtp.password
+            const stable = key === undefined || request.id === undefined ? undefined : askToken(key, from, request.id)
+            const token = stable === undefined || waiting.has(stable) ? newToken() : stable
+            // Unique per mail (a mail program may hide a second mail with the same id).
+            const messageId = `<ask-${token}.${randomBytes(6).toString("hex")}@${domain}>`
             const reply = yield* Deferred.make<ProviderAnswer, AskCancelled | AskDeclined>()
             const ask: Waiting = { request, messageId, reply }
             waiting.set(token, ask)
