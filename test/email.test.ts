@@ -386,4 +386,27 @@ describe("EmailProvider under DurableInbox.serve", { timeout: 120_000 }, () => {
         expect(receipt.by).toEqual(human)
       }
     }).pipe(Effect.scoped, Effect.provide(storeWith()), Effect.runPromise))
+
+  it("an ask answered in the inbox: the human is told by mail, and their later reply is not recorded but answered why", () =>
+    Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      yield* inbox.serve(EmailProvider.layer(options()))
+      const before = yield* mailCount()
+      const asker = yield* Effect.forkChild(UserInteraction.askWithReceipt({ ...db, id: "answered-first" }))
+      yield* untilPending("answered-first")
+      const ask = yield* mailNumber(before + 1)
+      yield* inbox.answer("answered-first", { answers: [{ id: "db", selected: ["None"] }] }, { by: { id: "os:ana@build-01", name: "Ana" } })
+      expect((yield* answered(asker)).receipt.by).toEqual({ id: "os:ana@build-01", name: "Ana" })
+      const told = yield* mailNumber(before + 2)
+      expect(told.text).toBe("Answered in another process.\n")
+      expect(told.inReplyTo).toBe(ask.messageId)
+      yield* reply(ask, "1")
+      const back = yield* mailNumber(before + 3)
+      expect(back.text).toBe("Your reply was not used: this question is no longer waiting (Answered in another process).\n")
+      expect(back.subject).toBe(`Re: ${ask.subject}`)
+      const status = yield* inbox.status("answered-first")
+      expect(status.status).toBe("answered")
+      expect(JSON.stringify(status)).toContain("None")
+      expect(JSON.stringify(status)).not.toContain("Postgres")
+    }).pipe(Effect.scoped, Effect.provide(storeWith()), Effect.runPromise))
 })

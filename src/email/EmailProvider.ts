@@ -65,7 +65,7 @@ import {
   UserInteractionProvider
 } from "../UserInteractionProvider.js"
 import { type IncomingMail, type MailBody, readMailbox } from "./mailbox.js"
-import { askMail, type MailParts, noticeMail, unusableMail } from "./render.js"
+import { askMail, askSubject, type MailParts, noticeMail, reSubject, unusableMail } from "./render.js"
 import { ownLines, readReply } from "./replies.js"
 import { type MailServer, mask, parseServer } from "./servers.js"
 
@@ -96,7 +96,6 @@ export interface EmailProviderOptions {
 /** An ask waiting for its reply. */
 interface Waiting {
   readonly request: AskUserQuestionRequest
-  readonly messageId: string
   readonly reply: Deferred.Deferred<ProviderAnswer, AskCancelled | AskDeclined>
 }
 
@@ -237,10 +236,10 @@ export const EmailProvider = {
                 mail,
                 token ?? newToken(),
                 noticeMail(
-                  `Re: ${mail.subject}`,
+                  reSubject(mail.subject),
                   why === undefined
                     ? "Your mail was not used: it names no question waiting for an answer. Reply to the question's own mail, keeping its subject."
-                    : `Your reply was not used: this question is no longer waiting (${why})`
+                    : `Your reply was not used: this question is no longer waiting (${why}).`
                 )
               )
             }
@@ -254,7 +253,7 @@ export const EmailProvider = {
                 mail,
                 token,
                 noticeMail(
-                  `Re: ${mail.subject}`,
+                  reSubject(mail.subject),
                   `Your reply was not read: this request holds a secret, which is answered only in the inbox: ${options.inboxUrl}`
                 )
               )
@@ -300,7 +299,7 @@ export const EmailProvider = {
             // Unique per mail (a mail program may hide a second mail with the same id).
             const messageId = `<ask-${token}.${randomBytes(6).toString("hex")}@${domain}>`
             const reply = yield* Deferred.make<ProviderAnswer, AskCancelled | AskDeclined>()
-            const ask: Waiting = { request, messageId, reply }
+            const ask: Waiting = { request, reply }
             waiting.set(token, ask)
             sentIds.set(messageId, token)
             return yield* send(askMail(request, token, options.inboxUrl), token, { messageId }).pipe(
@@ -312,13 +311,13 @@ export const EmailProvider = {
                   sentIds.delete(messageId)
                   const elsewhere = Exit.isFailure(exit) ? settledElsewhere(exit.cause) : undefined
                   if (Exit.isSuccess(exit) || exit.cause.reasons.some((r) => r._tag === "Fail")) {
-                    forget(token, Exit.isSuccess(exit) ? "it has been answered." : "it has been settled.")
+                    forget(token, Exit.isSuccess(exit) ? "it has been answered" : "it has been settled")
                     return Effect.void
                   }
-                  forget(token, elsewhere === undefined ? "it was withdrawn." : elsewhereText(elsewhere))
+                  forget(token, elsewhere === undefined ? "it was withdrawn" : elsewhereText(elsewhere).replace(/\.$/, ""))
                   if (elsewhere === undefined) return Effect.void
                   // Tell the human, so they do not answer it again; best effort, and brief.
-                  return send(noticeMail(`Re: ${askMail(request, token, undefined).subject}`, elsewhereText(elsewhere)), token, {
+                  return send(noticeMail(reSubject(askSubject(request, token)), elsewhereText(elsewhere)), token, {
                     inReplyTo: messageId,
                     references: [messageId],
                     automatic: true

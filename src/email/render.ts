@@ -43,6 +43,9 @@ export const askSubject = (request: AskUserQuestionRequest, token: string): stri
   return `Question: ${cut}${more} ${subjectTag(token)}`
 }
 
+/** `subject` as a reply's: `Re: ` before it, once. */
+export const reSubject = (subject: string): string => /^re:/i.test(subject.trim()) ? subject : `Re: ${subject}`
+
 /** The ways to reply to `request`, one sentence each. */
 const howToReply = (request: AskUserQuestionRequest): ReadonlyArray<string> => {
   const several = request.questions.length > 1
@@ -128,7 +131,7 @@ export const unusableMail = (request: AskUserQuestionRequest, token: string, rea
   const why = `Your reply was not used: ${sanitize(reason)}`
   const lines = [why, "", "The question is still waiting. How to reply:", ...howToReply(request).map((line) => `- ${line}`)]
   return {
-    subject: `Re: ${askSubject(request, token)}`,
+    subject: reSubject(askSubject(request, token)),
     text: `${lines.join("\n")}\n`,
     html: `<!doctype html><html><body><p>${shown(why)}</p><p>The question is still waiting. How to reply:</p><ul>${
       howToReply(request).map((line) => `<li>${html(line)}</li>`).join("")
