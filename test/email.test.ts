@@ -357,18 +357,26 @@ describe("EmailProvider", { timeout: 120_000 }, () => {
   })
 })
 
+/** The durable inbox served by mail, an agent asking `db` as `id`, and the ask's mail; `before` counts the human's mail before it. */
+const servedByMail = (id: string) =>
+  Effect.gen(function*() {
+    const inbox = yield* DurableInbox
+    yield* inbox.serve(EmailProvider.layer(options()))
+    const before = yield* mailCount()
+    const asker = yield* Effect.forkChild(UserInteraction.askWithReceipt({ ...db, id }))
+    yield* untilPending(id)
+    return { inbox, asker, ask: yield* mailNumber(before + 1), before }
+  })
+
+const ana = { id: "os:ana@build-01", name: "Ana" }
+
 describe("EmailProvider under DurableInbox.serve", { timeout: 120_000 }, () => {
   it("a mail reply and DurableInbox.answer at nearly the same time: one recorded, the other told", () =>
     Effect.gen(function*() {
-      const inbox = yield* DurableInbox
-      yield* inbox.serve(EmailProvider.layer(options()))
-      const before = yield* mailCount()
-      const asker = yield* Effect.forkChild(UserInteraction.askWithReceipt({ ...db, id: "race" }))
-      yield* untilPending("race")
-      const ask = yield* mailNumber(before + 1)
+      const { inbox, asker, ask, before } = yield* servedByMail("race")
       const [, byInbox] = yield* Effect.all([
         reply(ask, "1"),
-        Effect.result(inbox.answer("race", { answers: [{ id: "db", selected: ["None"] }] }, { by: { id: "os:ana@build-01", name: "Ana" } }))
+        Effect.result(inbox.answer("race", { answers: [{ id: "db", selected: ["None"] }] }, { by: ana }))
       ], { concurrency: 2 })
       const { answer, receipt } = yield* answered(asker)
       const status = yield* inbox.status("race")
@@ -376,7 +384,7 @@ describe("EmailProvider under DurableInbox.serve", { timeout: 120_000 }, () => {
       if (byInbox._tag === "Success") {
         // The inbox won: the mail reply was not recorded, and the human is told by mail.
         expect(answer.answers).toEqual([{ id: "db", selected: ["None"] }])
-        expect(receipt.by).toEqual({ id: "os:ana@build-01", name: "Ana" })
+        expect(receipt.by).toEqual(ana)
         const told = yield* Effect.promise(() => mail.untilHumanMail(before + 2))
         expect(told.slice(before + 1).map((m) => m.text).join("\n")).toMatch(/Answered (by Ana )?in another process|no longer waiting/)
       } else {
@@ -389,14 +397,9 @@ describe("EmailProvider under DurableInbox.serve", { timeout: 120_000 }, () => {
 
   it("an ask answered in the inbox: the human is told by mail, and their later reply is not recorded but answered why", () =>
     Effect.gen(function*() {
-      const inbox = yield* DurableInbox
-      yield* inbox.serve(EmailProvider.layer(options()))
-      const before = yield* mailCount()
-      const asker = yield* Effect.forkChild(UserInteraction.askWithReceipt({ ...db, id: "answered-first" }))
-      yield* untilPending("answered-first")
-      const ask = yield* mailNumber(before + 1)
-      yield* inbox.answer("answered-first", { answers: [{ id: "db", selected: ["None"] }] }, { by: { id: "os:ana@build-01", name: "Ana" } })
-      expect((yield* answered(asker)).receipt.by).toEqual({ id: "os:ana@build-01", name: "Ana" })
+      const { inbox, asker, ask, before } = yield* servedByMail("answered-first")
+      yield* inbox.answer("answered-first", { answers: [{ id: "db", selected: ["None"] }] }, { by: ana })
+      expect((yield* answered(asker)).receipt.by).toEqual(ana)
       const told = yield* mailNumber(before + 2)
       expect(told.text).toBe("Answered in another process.\n")
       expect(told.inReplyTo).toBe(ask.messageId)
