@@ -75,9 +75,9 @@ import { type MailServer, mask, parseServer } from "./servers.js"
  * @since 0.3.0
  */
 export interface EmailProviderOptions {
-  /** The SMTP server that sends: `smtp://user[:password]@host[:port]` (STARTTLS when offered) or `smtps://…` (TLS). */
+  /** The SMTP server that sends: `smtps://user[:password]@host[:port]` (TLS), or `smtp://…` (STARTTLS; required unless on loopback). */
   readonly smtp: string
-  /** The IMAP server of `from`'s mailbox, where replies arrive: `imap://user[:password]@host[:port]` or `imaps://…`. */
+  /** The IMAP server of `from`'s mailbox, where replies arrive: `imaps://user[:password]@host[:port]`, or `imap://…` (STARTTLS, as for `smtp`). */
   readonly imap: string
   /** The address asks come from; replies go to its plus address (`agent+TOKEN@…`), which must reach the same mailbox. */
   readonly from: string
@@ -356,11 +356,12 @@ const tokenOf = (mail: IncomingMail, local: string, domain: string): string | un
 /** A size for people: "10.0 MB". */
 const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} MB`
 
-/** nodemailer's options for `server`: STARTTLS when offered on `smtp:`, TLS from the start on `smtps:`. */
+/** nodemailer's options for `server`: TLS from the start on `smtps:`; on `smtp:` STARTTLS, required beyond loopback. */
 const transportOptions = (server: MailServer) => ({
   host: server.host,
   port: server.port,
   secure: server.secure,
+  requireTLS: server.requireStartTls,
   ...(server.user === undefined
     ? {}
     : { auth: { user: server.user, pass: server.password === undefined ? "" : Redacted.value(server.password) } }),

@@ -91,6 +91,7 @@ export const readMailbox = (
             host: server.host,
             port: server.port,
             secure: server.secure,
+            ...(server.requireStartTls ? { doSTARTTLS: true } : {}),
             // Only the library that logs in sees the password itself.
             auth: { user: server.user ?? "", pass: server.password === undefined ? "" : Redacted.value(server.password) },
             // imapflow logs with pino to stdout by default: the program's stdout is not its to write.

@@ -15,6 +15,12 @@ export interface MailServer {
   readonly port: number
   /** TLS from the first byte (`smtps:`, `imaps:`); otherwise STARTTLS when the server offers it. */
   readonly secure: boolean
+  /**
+   * Without `secure`, whether STARTTLS is required: for every server not on
+   * loopback, so a password never crosses a network in clear text (an
+   * attacker on the path could strip the server's STARTTLS offer).
+   */
+  readonly requireStartTls: boolean
   readonly user: string | undefined
   readonly password: Redacted.Redacted<string> | undefined
   /** The URL as a message may show it: no password. */
@@ -51,8 +57,10 @@ export const parseServer = (
   const inUrl = parsed.password === "" ? undefined : Redacted.make(decodeURIComponent(parsed.password))
   const shownUrl = new URL(parsed.href)
   if (shownUrl.password !== "") shownUrl.password = "***"
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1")
   return {
-    host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
+    host,
+    requireStartTls: !secure && !isLoopback(host),
     port: parsed.port === "" ? (secure ? scheme.tlsPort : scheme.plainPort) : Number(parsed.port),
     secure,
     user,
@@ -60,6 +68,10 @@ export const parseServer = (
     shown: shownUrl.href.replace(/\/$/, "")
   }
 }
+
+/** Whether `host` names this machine's loopback interface. */
+const isLoopback = (host: string): boolean =>
+  host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host)
 
 /**
  * `text` with each of `secrets` (as given, and as a URL carries it) replaced
