@@ -51,22 +51,24 @@ describe("entry points", () => {
   })
 
   it.each([
-    ["web", /\/dist\/(acp|mcp|terminal|slack)\/|@modelcontextprotocol|@agentclientprotocol|@slack\//],
-    ["acp", /\/dist\/(web|mcp|terminal|slack)\/|@modelcontextprotocol|@slack\//],
-    ["mcp", /\/dist\/(web|acp|terminal|slack)\/|@agentclientprotocol|@slack\//],
-    ["slack", /\/dist\/(web|acp|mcp|terminal|durable)\/|@modelcontextprotocol|@agentclientprotocol/]
+    ["web", /\/dist\/(acp|mcp|terminal|slack|email)\/|@modelcontextprotocol|@agentclientprotocol|@slack\/|\/nodemailer\/|\/imapflow\//],
+    ["acp", /\/dist\/(web|mcp|terminal|slack|email)\/|@modelcontextprotocol|@slack\/|\/nodemailer\/|\/imapflow\//],
+    ["mcp", /\/dist\/(web|acp|terminal|slack|email)\/|@agentclientprotocol|@slack\/|\/nodemailer\/|\/imapflow\//],
+    ["slack", /\/dist\/(web|acp|mcp|terminal|durable|email)\/|@modelcontextprotocol|@agentclientprotocol|\/nodemailer\/|\/imapflow\//],
+    ["email", /\/dist\/(web|acp|mcp|terminal|durable|slack)\/|@modelcontextprotocol|@agentclientprotocol|@slack\//]
   ])("/%s loads no other surface", (surface, others) => {
     const loaded = loadedBy(`effect-user-interaction/${surface}`)
     expect(loaded.some((m) => m.includes(`/dist/${surface}/`))).toBe(true)
     expect(loaded.filter((m) => others.test(m))).toEqual([])
     // The record sees dependencies too: a surface's own SDK shows up in it.
+    if (surface === "email") expect(loaded.some((m) => m.includes("/nodemailer/")) && loaded.some((m) => m.includes("/imapflow/"))).toBe(true)
     const sdk = { acp: "@agentclientprotocol/", mcp: "@modelcontextprotocol/", slack: "@slack/socket-mode/" }[surface]
     if (sdk !== undefined) expect(loaded.some((m) => m.includes(sdk))).toBe(true)
-    else expect(loaded).toContain("node:http")
+    if (surface === "web") expect(loaded).toContain("node:http")
   })
 
   it("/durable loads no other surface and no database driver until a store is opened; a SQLite store never loads the pg driver", { timeout: 120_000 }, () => {
-    const other = /\/dist\/(web|acp|mcp|terminal|slack)\/|@modelcontextprotocol|@agentclientprotocol|@slack\//
+    const other = /\/dist\/(web|acp|mcp|terminal|slack|email)\/|@modelcontextprotocol|@agentclientprotocol|@slack\/|\/nodemailer\/|\/imapflow\//
     const loaded = loadedBy("effect-user-interaction/durable")
     expect(loaded.some((m) => m.includes("/dist/durable/"))).toBe(true)
     expect(loaded.filter((m) => other.test(m) || m.includes("@effect/sql-pg") || m === "node:sqlite")).toEqual([])

@@ -44,6 +44,7 @@ import { inboxClaims } from "./inboxClaims.js"
 import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
 import { type SlackFlags, slackSettings } from "./slackFlags.js"
+import type { EmailFlags } from "./emailFlags.js"
 import type { WebFlags } from "./webFlags.js"
 
 // node:sqlite announces itself as experimental on first use; that line is
@@ -380,7 +381,7 @@ export const inbox = (
     readonly review?: boolean
     readonly notifyTargets?: ReadonlyArray<string>
     readonly remind?: Option.Option<Duration.Duration>
-  }
+  } & Partial<EmailFlags>
 ) =>
   Effect.gen(function*() {
     const store = yield* DurableStore
@@ -402,7 +403,8 @@ export const inbox = (
     const local = Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, quitsOnCtrlC(quit))).pipe(
       Layer.provide(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false, claims }))
     )
-    const surface = config.slack === true ? withSlack(config as SlackFlags, store, config.web || config.terminal ? local : undefined) : local
+    const remote = remoteSurfaces(config, store)
+    const surface = combine(remote.length === 0 || config.web || config.terminal ? [local, ...remote] : remote)
     const quitting = Effect.andThen(
       Deferred.await(quit),
       // Exit 130 as for any Ctrl+C, but without ASK_ABORTED's code: here no ask was withdrawn.
@@ -410,8 +412,8 @@ export const inbox = (
         new WithExitCode({ error: new Error("Quit (Ctrl+C): every ask stays pending."), exitCode: ExitCode.interrupted })
       )
     )
-    // With --web or --slack, the page or the channel can answer as long as the inbox runs.
-    if (config.web || config.slack === true || process.stdin.isTTY === true) {
+    // With --web, --slack or --email, the page, the channel or the mailbox can answer as long as the inbox runs.
+    if (config.web || remote.length > 0 || process.stdin.isTTY === true) {
       yield* inbox.serve(surface)
       return yield* quitting
     }
@@ -428,23 +430,35 @@ export const inbox = (
     )
   }).pipe(Effect.scoped, withInbox(storeUrl(config.store)))
 
+type InboxSurface = Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed>
+
 /**
- * The Slack channel as the inbox's surface (beside `local`, the terminal or
- * the page, when given: the first answer wins), its presses claiming the
- * ask in the store first. The Slack SDK loads only here.
+ * The surfaces beyond this machine the inbox serves: the Slack channel (its
+ * presses claiming the ask in the store first) and the mailbox. Their SDKs
+ * load only when asked for.
  */
-const withSlack = (
-  flags: SlackFlags,
-  store: DurableStore["Service"],
-  local: Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed> | undefined
-): Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed> => {
-  const settings = slackSettings(flags)
-  const slack = Layer.unwrap(Effect.map(
-    Effect.promise(() => import("../slack/index.js")),
-    ({ SlackProvider }) => SlackProvider.layer({ ...settings, claims: inboxClaims(store) })
-  ))
-  return local === undefined ? slack : FanoutProvider.layer(local, slack)
+const remoteSurfaces = (
+  config: Partial<SlackFlags> & Partial<EmailFlags>,
+  store: DurableStore["Service"]
+): ReadonlyArray<InboxSurface> => {
+  const surfaces: Array<InboxSurface> = []
+  if (config.slack === true) {
+    const settings = slackSettings(config as SlackFlags)
+    surfaces.push(Layer.unwrap(Effect.map(
+      Effect.promise(() => import("../slack/index.js")),
+      ({ SlackProvider }) => SlackProvider.layer({ ...settings, claims: inboxClaims(store) })
+    )))
+  }
+  if (config.email === true) {
+    const flags = config as EmailFlags
+    surfaces.push(Layer.unwrap(Effect.map(Effect.promise(() => import("./emailInbox.js")), ({ emailSurface }) => emailSurface(flags))))
+  }
+  return surfaces
 }
+
+/** One surface, or several as a fan-out (the first answer wins). */
+const combine = (surfaces: ReadonlyArray<InboxSurface>): InboxSurface =>
+  surfaces.length === 1 ? surfaces[0]! : FanoutProvider.layer(surfaces[0]!, ...surfaces.slice(1))
 
 /** `provider`, whose asks that end `AskAborted` (Ctrl+C on the terminal) complete `quit`. */
 const quitsOnCtrlC = (quit: Deferred.Deferred<void>) =>

@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import { maxExpiresIn } from "../durable/expiry.js"
 import { storeUrlProblem } from "../durable/storeUrl.js"
 import { isTarget, targetForms } from "../notify/targetName.js"
+import { emailFlagProblem, emailFlags } from "./emailFlags.js"
 import { refuse, webOnlyFlag } from "./flagRules.js"
 import * as Options from "./options.js"
 import { slackFlagProblem, slackFlags } from "./slackFlags.js"
@@ -207,16 +208,18 @@ const inboxCommand = Command.make("inbox", {
   notifyTargets,
   remind,
   ...webFlags,
-  ...slackFlags
+  ...slackFlags,
+  ...emailFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
   Command.validate(refuse(webOnlyFlag)),
   Command.validate(refuse(slackFlagProblem)),
+  Command.validate(refuse(emailFlagProblem)),
   Command.validate(refuse((flags: { readonly notifyTargets: ReadonlyArray<string>; readonly remind: Option.Option<unknown> }) =>
     flags.notifyTargets.length === 0 && Option.isSome(flags.remind) ? "--remind only applies with --notify." : undefined
   )),
   Command.withDescription(
     "Serve the pending durable asks, and new ones, to a human until interrupted: on the terminal, or with --web in a " +
-      "web page (--web --terminal: both), or with --slack in a Slack channel (with --web or --terminal: there too)."
+      "web page (--web --terminal: both), in a Slack channel with --slack (with --web or --terminal: there too), or by mail with --email."
   )
 )
 

@@ -7,9 +7,9 @@
  */
 import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "./freePort.js"
 
 /** The directory holding `initdb` and `pg_ctl`, newest version first; undefined when PostgreSQL is not installed. */
 export const postgresBin = (): string | undefined => {
@@ -18,16 +18,6 @@ export const postgresBin = (): string | undefined => {
   const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a))
   return versions.map((v) => join(root, v, "bin")).find((bin) => existsSync(join(bin, "pg_ctl")))
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
