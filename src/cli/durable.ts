@@ -387,7 +387,7 @@ export const inbox = (
     // Before serving, so the first asks are announced as they are shown. No link yet: the loopback
     // page's address carries its access token and no phone can reach it (decision 133).
     if (config.notifyTargets !== undefined && config.notifyTargets.length > 0) {
-      yield* Effect.orDie(inbox.notify(config.notifyTargets.map(parseTarget), {
+      yield* Effect.orDie(inbox.notify(config.notifyTargets.map((text) => parseTarget(text)), {
         remind: Option.getOrUndefined(config.remind ?? Option.none())
       }))
     }

@@ -1,0 +1,126 @@
+/**
+ * SPEC "Telling the human a question waits", ntfy's action buttons, the
+ * tokens alone: which asks get buttons, what an ntfy publish carries, and
+ * the tokens attacked (forged, altered to name another ask or option,
+ * signed under another run's key, replayed, pressed after the ask settled).
+ * `test/remoteInbox.test.ts` presses the buttons against a running inbox.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { createHmac } from "node:crypto"
+import type { AskUserQuestionRequest } from "effect-user-interaction"
+import { actionLabels, makeActionTokens, type NoticeAsk, signAction, verifyAction } from "../src/notify/index.js"
+import { ntfyMessage } from "../src/notify/ntfy.js"
+import { unsafeChars } from "./terminalHarness.js"
+
+const question = (options: ReadonlyArray<string>, more: object = {}) => ({
+  id: "q",
+  question: "Deploy?",
+  options: options.map((label) => ({ label })),
+  ...more
+})
+const ask = (request: AskUserQuestionRequest, id = "a1"): NoticeAsk => ({ id, request, askedAt: new Date() })
+const deploy: AskUserQuestionRequest = { questions: [question(["Yes", "No"])] }
+const base = "https://192.0.2.1:8443/"
+
+const pending = (...ids: Array<string>) => (askId: string) => Effect.succeed(ids.includes(askId))
+
+/** The token in a button's URL. */
+const tokenOf = (url: string) => decodeURIComponent(new URL(url).pathname.replace(/^\/act\//, ""))
+
+describe("ntfy action buttons", () => {
+  it("only an ask of one single-select question with 1 to 3 options and no answerableBy gets buttons", () => {
+    expect(actionLabels(deploy)).toEqual(["Yes", "No"])
+    expect(actionLabels({ questions: [question(["A", "B", "C"])] })).toEqual(["A", "B", "C"])
+    expect(actionLabels({ questions: [question(["A", "B", "C", "D"])] })).toBeUndefined()
+    expect(actionLabels({ questions: [question(["A", "B"], { multiSelect: true })] })).toBeUndefined()
+    expect(actionLabels({ questions: [question(["A", "B"]), question(["C", "D"])] })).toBeUndefined()
+    expect(actionLabels({ questions: [question([])] })).toBeUndefined()
+    expect(actionLabels({ questions: [{ id: "q", question: "Why?" }] })).toBeUndefined()
+    expect(actionLabels({ ...deploy, answerableBy: ["ntfy:*"] })).toBeUndefined()
+  })
+
+  it("the publish carries one POST button per option to the inbox's /act/<token>, labels inert, and none without tokens", () => {
+    const tokens = makeActionTokens(base)
+    const hostile: AskUserQuestionRequest = { questions: [question([`Yes${unsafeChars}`, "**No** <b>x</b>"])] }
+    const buttons = tokens.buttons(ask(hostile), "mytopic")
+    const message = ntfyMessage("mytopic", { type: "ask.pending", ask: ask(hostile), link: `${base}#ask=a1` }, buttons)
+    expect(message.click).toBe(`${base}#ask=a1`)
+    expect(message.actions).toHaveLength(2)
+    for (const action of message.actions!) {
+      expect(action).toMatchObject({ action: "http", method: "POST", clear: true })
+      expect(action.url.startsWith(`${base}act/`)).toBe(true)
+      // No control or invisible character reaches the lock screen.
+      expect(action.label).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/)
+    }
+    // ntfy shows text as typed: the markdown and HTML stay plain characters, and the message says no markdown.
+    expect(message.actions![1]!.label).toBe("**No** <b>x</b>")
+    expect("markdown" in message).toBe(false)
+    expect(ntfyMessage("mytopic", { type: "ask.pending", ask: ask(hostile) }).actions).toBeUndefined()
+  })
+
+  it.effect("a pressed button answers its option as ntfy:<topic> on the ntfy surface, once", () =>
+    Effect.gen(function*() {
+      const tokens = makeActionTokens(base)
+      const [yes] = tokens.buttons(ask(deploy), "mytopic")
+      const token = tokenOf(yes!.url)
+      const first = yield* tokens.redeem(token, pending("a1"))
+      const replayed = yield* tokens.redeem(token, pending("a1"))
+      expect(first).toEqual({ askId: "a1", label: "Yes", by: { id: "ntfy:mytopic" }, surface: "ntfy" })
+      expect(replayed).toBeUndefined()
+    }))
+
+  it.live("attack: two presses of one token at once redeem once", () =>
+    Effect.gen(function*() {
+      const tokens = makeActionTokens(base)
+      const token = tokenOf(tokens.buttons(ask(deploy), "t")[0]!.url)
+      const slowPending = (askId: string) => Effect.as(Effect.sleep("20 millis"), askId === "a1")
+      const both = yield* Effect.all([tokens.redeem(token, slowPending), tokens.redeem(token, slowPending)], {
+        concurrency: 2
+      })
+      expect(both.filter((redeemed) => redeemed !== undefined)).toHaveLength(1)
+    }))
+
+  it.effect("attack: a token whose ask has settled or expired redeems to nothing", () =>
+    Effect.gen(function*() {
+      const tokens = makeActionTokens(base)
+      const token = tokenOf(tokens.buttons(ask(deploy), "t")[1]!.url)
+      expect(yield* tokens.redeem(token, pending())).toBeUndefined()
+    }))
+
+  it.effect("attack: forged tokens: another run's key, a payload altered to name another ask or option, junk", () =>
+    Effect.gen(function*() {
+      const key = Buffer.alloc(32, 7)
+      const tokens = makeActionTokens(base, key)
+      const good = tokenOf(tokens.buttons(ask(deploy, "a1"), "t")[0]!.url)
+      const [payload, mac] = good.split(".") as [string, string]
+      const parts = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Array<string>
+      const altered = (index: number, value: string) => {
+        const copy = [...parts]
+        copy[index] = value
+        return `${Buffer.from(JSON.stringify(copy)).toString("base64url")}.${mac}`
+      }
+      const otherRun = signAction(Buffer.alloc(32, 8), { askId: "a1", label: "Yes", topic: "t" })
+      const forged = [
+        otherRun,
+        altered(0, "a2"), // the token of one ask used for another
+        altered(1, "No"),
+        altered(2, "other-topic"),
+        `${payload}.`,
+        `${payload}.${mac.slice(0, -2)}`,
+        payload,
+        "",
+        ".",
+        "x".repeat(10_000)
+      ]
+      for (const token of forged) {
+        expect(yield* tokens.redeem(token, pending("a1", "a2"))).toBeUndefined()
+      }
+      // A MAC that verifies over a payload that is not the token's form is refused too.
+      const notArray = Buffer.from("{\"askId\":\"a1\"}").toString("base64url")
+      const signedJunk = `${notArray}.${createHmac("sha256", key).update(notArray).digest("base64url")}`
+      expect(verifyAction(key, signedJunk)).toBeUndefined()
+      // The good token still works: the forgeries consumed nothing.
+      expect(yield* tokens.redeem(good, pending("a1"))).toMatchObject({ askId: "a1", label: "Yes" })
+    }))
+})
