@@ -7,7 +7,6 @@
  * @since 0.2.0
  */
 import { existsSync } from "node:fs"
-import { homedir } from "node:os"
 import { join } from "node:path"
 import * as Duration from "effect/Duration"
 import * as Cause from "effect/Cause"
@@ -40,6 +39,7 @@ import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
 import { inboxClaims } from "./inboxClaims.js"
+import { stateHome } from "./stateHome.js"
 import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
 import type { WebFlags } from "./webFlags.js"
@@ -64,8 +64,7 @@ export const storeUrl = (flag: Option.Option<string>): string =>
   Option.getOrElse(flag, () => {
     const fromEnv = process.env.ASK_USER_STORE
     if (fromEnv !== undefined && fromEnv !== "") return fromEnv
-    const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state")
-    return `sqlite:${join(state, "ask-user", "asks.db")}`
+    return `sqlite:${join(stateHome(), "ask-user", "asks.db")}`
   })
 
 /**
@@ -108,7 +107,13 @@ const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, Inv
 const quietEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provideService(References.MinimumLogLevel, "Warn"), Effect.provide(durableStderr))
 
-const withInbox = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+/**
+ * Runs `effect` with the inbox of the store at `url` (an answerer's: it
+ * runs no asks), the engine's log quietened.
+ *
+ * @since 0.3.0
+ */
+export const withInbox = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provide(DurableInbox.layer.pipe(Layer.provideMerge(storeLayer(url, false)))), quietEngine)
 
 /**
@@ -123,7 +128,8 @@ const withInboxOf = (url: string, id: string) => <A, E, R>(effect: Effect.Effect
     : withInbox(url)(effect)
 }
 
-const printLine = (what: string, value: unknown) => writeStdout(what, `${inertJson(value)}\n`)
+/** Prints `value` as one inert JSON line on stdout. @since 0.3.0 */
+export const printLine = (what: string, value: unknown) => writeStdout(what, `${inertJson(value)}\n`)
 
 /**
  * One warning line on stderr for each pending row the store cannot read
@@ -244,8 +250,13 @@ export const awaitStatus = (config: {
  */
 export const pending = (config: { readonly store: Option.Option<string> }) => listing(config.store, listPending)
 
-/** A listing of the store: nothing, and no store created, when it is a SQLite file that does not exist yet. */
-const listing = <E>(store: Option.Option<string>, list: Effect.Effect<void, E, DurableStore>) =>
+/**
+ * A listing of the store: nothing, and no store created, when it is a
+ * SQLite file that does not exist yet.
+ *
+ * @since 0.3.0
+ */
+export const listing = <E>(store: Option.Option<string>, list: Effect.Effect<void, E, DurableStore | DurableInbox>) =>
   Effect.flatMap(checkedUrl(storeUrl(store)), (url) => {
     const file = sqlitePath(url)
     if (file !== undefined && file !== ":memory:" && !existsSync(file)) return Effect.void

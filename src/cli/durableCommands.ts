@@ -19,6 +19,7 @@ import { storeUrlProblem } from "../durable/storeUrl.js"
 import { isTarget, targetForms } from "../notify/targetName.js"
 import { refuse, webOnlyFlag } from "./flagRules.js"
 import * as Options from "./options.js"
+import { remoteFlagRule, remoteFlags } from "./remoteFlags.js"
 import { webFlags } from "./webFlags.js"
 
 /**
@@ -205,15 +206,17 @@ const inboxCommand = Command.make("inbox", {
   review: Options.review,
   notifyTargets,
   remind,
-  ...webFlags
+  ...webFlags,
+  ...remoteFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
   Command.validate(refuse(webOnlyFlag)),
+  Command.validate(refuse(remoteFlagRule)),
   Command.validate(refuse((flags: { readonly notifyTargets: ReadonlyArray<string>; readonly remind: Option.Option<unknown> }) =>
     flags.notifyTargets.length === 0 && Option.isSome(flags.remind) ? "--remind only applies with --notify." : undefined
   )),
   Command.withDescription(
     "Serve the pending durable asks, and new ones, to a human until interrupted: on the terminal, or with --web in a " +
-      "web page (--web --terminal: both)."
+      "web page (--web --terminal: both); with --web --remote, over HTTPS for paired phones (ask-user pair)."
   )
 )
 
