@@ -103,7 +103,8 @@ export const selfSignedCertificate = (dir: string = tlsDir()): Effect.Effect<Ser
         return { cert: keptCert, key: keptKey, fingerprint: fingerprintOf(keptCert) }
       }
       // Loaded only here: most runs reuse the kept certificate.
-      const { generate } = await import("selfsigned")
+      // A CommonJS module: its exports are its default export (the bundled program has no other).
+      const { generate } = (await import("selfsigned")).default
       const notBeforeDate = new Date(Date.now() - 60_000)
       const made = await generate([{ name: "commonName", value: `ask-user inbox on ${hostname()}` }], {
         keyType: "ec",

@@ -2,9 +2,10 @@
  * Answers from a notification: the tokens behind ntfy's action buttons. An
  * ask of one single-select question with at most 3 options, and no
  * `answerableBy` (a topic is not a person), gets one button per option; each
- * button POSTs to the remote inbox's `/act/<token>`, and the token says which
- * ask, which option and which topic, signed with HMAC-SHA256 under a key
- * that lives only as long as the inbox run that made it (decision 142).
+ * button POSTs to the remote inbox's `/act/<token>`: a random nonce that
+ * stands for which ask, which option and which topic, signed with
+ * HMAC-SHA256 under a key that lives only as long as the inbox run that
+ * made it (decision 142).
  *
  * A token is single use (`ActionTokens.redeem` consumes it) and valid only
  * while its ask is pending: a press after the ask settled or expired, a
@@ -77,45 +78,36 @@ export interface RedeemedClaim {
 }
 
 /**
- * Signs `claim` under `key` with a fresh nonce: `<payload>.<mac>`, both
- * base64url, the payload a JSON array (no field names to spell twice).
+ * The token of `claim`, issued as `nonce`: `<nonce>.<mac>`, the MAC an
+ * HMAC-SHA256 under `key` of the nonce and the claim together, so a token
+ * cannot be moved to another ask, option or topic. 66 characters whatever
+ * the ask's id or label: a URL path segment stays short (routers cap them).
  *
  * @since 0.3.0
  */
-export const signAction = (key: Uint8Array, claim: ActionClaim): string => {
-  const payload = Buffer.from(
-    JSON.stringify([claim.askId, claim.label, claim.topic, randomBytes(12).toString("base64url")]),
-    "utf8"
-  ).toString("base64url")
-  return `${payload}.${mac(key, payload)}`
-}
-
-const mac = (key: Uint8Array, payload: string): string => createHmac("sha256", key).update(payload).digest("base64url")
+export const signAction = (key: Uint8Array, nonce: string, claim: ActionClaim): string =>
+  `${nonce}.${createHmac("sha256", key).update(JSON.stringify([nonce, claim.askId, claim.label, claim.topic])).digest("base64url")}`
 
 /**
- * The claim and nonce of a token signed under `key`; undefined for anything
- * else. The MAC is compared in constant time before the payload is read.
+ * The claim `token` was signed for under `key`, where `issued` gives the
+ * claim of each nonce handed out; undefined for any other token. The MAC is
+ * compared in constant time, also for a nonce never issued.
  *
  * @since 0.3.0
  */
 export const verifyAction = (
   key: Uint8Array,
-  token: string
-): (ActionClaim & { readonly nonce: string }) | undefined => {
+  token: string,
+  issued: (nonce: string) => ActionClaim | undefined
+): ActionClaim | undefined => {
   const dot = token.indexOf(".")
-  if (dot <= 0 || token.length > 4096) return undefined
-  const payload = token.slice(0, dot)
+  if (dot <= 0 || token.length > 200) return undefined
+  const nonce = token.slice(0, dot)
+  const claim = issued(nonce)
+  const expected = Buffer.from(signAction(key, nonce, claim ?? { askId: "", label: "", topic: "" }).slice(dot + 1), "base64url")
   const given = Buffer.from(token.slice(dot + 1), "base64url")
-  const expected = Buffer.from(mac(key, payload), "base64url")
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
-    if (!Array.isArray(parsed) || parsed.length !== 4 || !parsed.every((part) => typeof part === "string")) return undefined
-    const [askId, label, topic, nonce] = parsed as [string, string, string, string]
-    return { askId, label, topic, nonce }
-  } catch {
-    return undefined
-  }
+  const same = given.length === expected.length && timingSafeEqual(given, expected)
+  return same ? claim : undefined
 }
 
 /**
@@ -135,26 +127,29 @@ export interface ActionTokens {
 /**
  * Tokens under a fresh random key, their buttons POSTing to
  * `<base>act/<token>` (`base` the remote inbox's address, ending in `/`).
- * The key and the record of used tokens live in memory: when the inbox
- * stops, every button it published stops working, as its address does.
+ * The key and the tokens handed out live in memory: when the inbox stops,
+ * every button it published stops working, as its address does.
  *
  * @since 0.3.0
  */
 export const makeActionTokens = (base: string, key: Uint8Array = randomBytes(32)): ActionTokens => {
-  const used = new Set<string>()
+  // Each nonce handed out, with what it answers, until it is pressed.
+  const issued = new Map<string, ActionClaim>()
   return {
     buttons: (ask, topic) =>
-      (actionLabels(ask.request) ?? []).map((label) => ({
-        label,
-        url: new URL(`act/${signAction(key, { askId: ask.id, label, topic })}`, base).href
-      })),
+      (actionLabels(ask.request) ?? []).map((label) => {
+        const nonce = randomBytes(16).toString("base64url")
+        const claim = { askId: ask.id, label, topic }
+        issued.set(nonce, claim)
+        return { label, url: new URL(`act/${signAction(key, nonce, claim)}`, base).href }
+      }),
     redeem: (token, isPending) =>
       Effect.gen(function*() {
-        const claim = verifyAction(key, token)
-        if (claim === undefined || used.has(claim.nonce)) return undefined
+        const claim = verifyAction(key, token, (nonce) => issued.get(nonce))
+        if (claim === undefined) return undefined
         // Used from here on, before anything waits: a second press racing the first finds it
-        // used; and a token whose ask is settled is of no use again either.
-        used.add(claim.nonce)
+        // gone; and a token whose ask is settled is of no use again either.
+        issued.delete(token.slice(0, token.indexOf(".")))
         if (!(yield* isPending(claim.askId))) return undefined
         return { askId: claim.askId, label: claim.label, by: { id: `ntfy:${claim.topic}` }, surface: "ntfy" as const }
       })
