@@ -62,6 +62,9 @@ describe("ask-user pair and devices", () => {
   it("devices lists the paired devices; revoke by name or id revokes at once; an unknown one exits 6", async () => {
     const store = makeStore()
     expect(await run(["devices", "--store", store.url])).toEqual({ code: 0, stdout: "", stderr: "" })
+    const none = await run(["devices", "revoke", "--store", store.url, "phone"])
+    expect([none.code, none.stdout]).toEqual([6, ""])
+    expect(none.stderr).toContain("does not exist")
     expect(existsSync(join(store.dir, "asks.db"))).toBe(false)
     const paired = await onDevices(store.url, (devices) =>
       Effect.gen(function*() {

@@ -6,10 +6,12 @@
  *
  * @since 0.3.0
  */
+import { existsSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import { DurableInbox } from "../durable/DurableInbox.js"
 import type { Device } from "../durable/devices.js"
+import { sqlitePath } from "../durable/storeUrl.js"
 import { listing, printLine, storeUrl, withInbox } from "./durable.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { pairingBlock, pairUrl } from "./pairingOutput.js"
@@ -67,18 +69,23 @@ export const list = (config: { readonly store: Option.Option<string> }) =>
  *
  * @since 0.3.0
  */
-export const revoke = (config: { readonly store: Option.Option<string>; readonly device: string }) =>
-  Effect.gen(function*() {
+export const revoke = (config: { readonly store: Option.Option<string>; readonly device: string }) => {
+  const url = storeUrl(config.store)
+  const noDevice = (more: string) =>
+    Effect.fail(
+      new WithExitCode({
+        error: new Error(`No paired device has the id or name ${JSON.stringify(config.device)}${more}.`),
+        // The status of an unknown ask id: the same "no such thing" for scripts.
+        exitCode: ExitCode.unknownAsk
+      })
+    )
+  // A mistyped store path must not leave an empty store behind.
+  const file = sqlitePath(url)
+  if (file !== undefined && file !== ":memory:" && !existsSync(file)) return noDevice(`: the store ${file} does not exist`)
+  return Effect.gen(function*() {
     const { devices } = yield* DurableInbox
     const revoked = yield* devices.revoke(config.device)
-    if (revoked.length === 0) {
-      return yield* Effect.fail(
-        new WithExitCode({
-          error: new Error(`No paired device has the id or name ${JSON.stringify(config.device)}.`),
-          // The status of an unknown ask id: the same "no such thing" for scripts.
-          exitCode: ExitCode.unknownAsk
-        })
-      )
-    }
+    if (revoked.length === 0) return yield* noDevice("")
     yield* printDevices("the revoked devices", revoked)
-  }).pipe(withInbox(storeUrl(config.store)))
+  }).pipe(withInbox(url))
+}
