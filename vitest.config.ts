@@ -8,7 +8,7 @@ export default defineConfig({
   // Tests import the package by its names, as users do, but run against the sources.
   resolve: {
     alias: [
-      { find: /^effect-user-interaction\/(terminal|web|acp|mcp|durable)$/, replacement: src("$1/index.ts") },
+      { find: /^effect-user-interaction\/(terminal|web|acp|mcp|durable|slack)$/, replacement: src("$1/index.ts") },
       { find: /^effect-user-interaction$/, replacement: src("index.ts") }
     ]
   },

@@ -169,5 +169,6 @@ const surfaceTitles: ReadonlyMap<string, string> = new Map([
   ["acp", "the ACP client"],
   ["mcp", "the MCP client"],
   ["durable", "another process"],
+  ["slack", "Slack"],
   ["scripted", "a script"]
 ])

@@ -30,7 +30,7 @@ const loadedBy = (specifier: string, then = ""): ReadonlyArray<string> => {
   return JSON.parse(out) as Array<string>
 }
 
-const protocolSdks = /@modelcontextprotocol|@agentclientprotocol/
+const protocolSdks = /@modelcontextprotocol|@agentclientprotocol|@slack\//
 const http = /^node:(http|https|_http_server|_http_common|_http_agent)$/
 const terminalCode = /\/dist\/terminal\/|effect\/dist\/cli\/|node:(readline|tty)$/
 
@@ -51,20 +51,22 @@ describe("entry points", () => {
   })
 
   it.each([
-    ["web", /\/dist\/(acp|mcp|terminal)\/|@modelcontextprotocol|@agentclientprotocol/],
-    ["acp", /\/dist\/(web|mcp|terminal)\/|@modelcontextprotocol/],
-    ["mcp", /\/dist\/(web|acp|terminal)\/|@agentclientprotocol/]
+    ["web", /\/dist\/(acp|mcp|terminal|slack)\/|@modelcontextprotocol|@agentclientprotocol|@slack\//],
+    ["acp", /\/dist\/(web|mcp|terminal|slack)\/|@modelcontextprotocol|@slack\//],
+    ["mcp", /\/dist\/(web|acp|terminal|slack)\/|@agentclientprotocol|@slack\//],
+    ["slack", /\/dist\/(web|acp|mcp|terminal|durable)\/|@modelcontextprotocol|@agentclientprotocol/]
   ])("/%s loads no other surface", (surface, others) => {
     const loaded = loadedBy(`effect-user-interaction/${surface}`)
     expect(loaded.some((m) => m.includes(`/dist/${surface}/`))).toBe(true)
     expect(loaded.filter((m) => others.test(m))).toEqual([])
     // The record sees dependencies too: a surface's own SDK shows up in it.
-    if (surface !== "web") expect(loaded.some((m) => m.includes(`@${surface === "acp" ? "agentclientprotocol" : "modelcontextprotocol"}/`))).toBe(true)
+    const sdk = { acp: "@agentclientprotocol/", mcp: "@modelcontextprotocol/", slack: "@slack/socket-mode/" }[surface]
+    if (sdk !== undefined) expect(loaded.some((m) => m.includes(sdk))).toBe(true)
     else expect(loaded).toContain("node:http")
   })
 
   it("/durable loads no other surface and no database driver until a store is opened; a SQLite store never loads the pg driver", { timeout: 120_000 }, () => {
-    const other = /\/dist\/(web|acp|mcp|terminal)\/|@modelcontextprotocol|@agentclientprotocol/
+    const other = /\/dist\/(web|acp|mcp|terminal|slack)\/|@modelcontextprotocol|@agentclientprotocol|@slack\//
     const loaded = loadedBy("effect-user-interaction/durable")
     expect(loaded.some((m) => m.includes("/dist/durable/"))).toBe(true)
     expect(loaded.filter((m) => other.test(m) || m.includes("@effect/sql-pg") || m === "node:sqlite")).toEqual([])

@@ -29,7 +29,7 @@ describe("the published package", () => {
         "console.log(JSON.stringify(await c.ask({ questions: [{ id: 'a', question: 'A?', options: [{ label: 'x' }] }] })))",
         "await c.dispose()",
         // Every surface is its own entry point.
-        "const surfaces = { terminal: 'TerminalProvider', web: 'WebProvider', acp: 'AcpProvider', mcp: 'McpProvider', durable: 'DurableStore' }",
+        "const surfaces = { terminal: 'TerminalProvider', web: 'WebProvider', acp: 'AcpProvider', mcp: 'McpProvider', durable: 'DurableStore', slack: 'SlackProvider' }",
         "for (const [path, name] of Object.entries(surfaces)) { const s = await import('effect-user-interaction/' + path); if (!(name in s)) throw new Error(path + ' lacks ' + name) }"
       ].join(";")
       const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: app, encoding: "utf8" })

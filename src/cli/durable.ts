@@ -24,6 +24,7 @@ import type { AskRecord, HistoryOptions } from "../durable/index.js"
 import { osAnswerer } from "../internal/osAnswerer.js"
 import { parseTarget } from "../notify/parse.js"
 import { inertJson, sanitizeLine } from "../internal/sanitize.js"
+import { FanoutProvider } from "../FanoutProvider.js"
 import { UserInteraction } from "../UserInteraction.js"
 import {
   AskTimeout,
@@ -42,6 +43,7 @@ import { inboxClaims } from "./inboxClaims.js"
 import { stateHome } from "./stateHome.js"
 import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
+import { type SlackFlags, slackSettings } from "./slackFlags.js"
 import type { WebFlags } from "./webFlags.js"
 
 // node:sqlite announces itself as experimental on first use; that line is
@@ -382,7 +384,7 @@ export const status = (config: { readonly store: Option.Option<string>; readonly
  * @since 0.2.0
  */
 export const inbox = (
-  config: WebFlags & {
+  config: WebFlags & Partial<SlackFlags> & {
     readonly store: Option.Option<string>
     readonly bell: boolean
     readonly plain?: boolean
@@ -408,9 +410,10 @@ export const inbox = (
     // The web page claims what it shows, but not beside this terminal: both are this one person's,
     // and the page's claim would refuse their own answer here.
     const claims = config.terminal ? undefined : inboxClaims(store)
-    const surface = Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, quitsOnCtrlC(quit))).pipe(
+    const local = Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, quitsOnCtrlC(quit))).pipe(
       Layer.provide(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false, claims }))
     )
+    const surface = config.slack === true ? withSlack(config as SlackFlags, store, config.web || config.terminal ? local : undefined) : local
     const quitting = Effect.andThen(
       Deferred.await(quit),
       // Exit 130 as for any Ctrl+C, but without ASK_ABORTED's code: here no ask was withdrawn.
@@ -418,8 +421,8 @@ export const inbox = (
         new WithExitCode({ error: new Error("Quit (Ctrl+C): every ask stays pending."), exitCode: ExitCode.interrupted })
       )
     )
-    // With --web, the page can answer as long as the inbox runs.
-    if (config.web || process.stdin.isTTY === true) {
+    // With --web or --slack, the page or the channel can answer as long as the inbox runs.
+    if (config.web || config.slack === true || process.stdin.isTTY === true) {
       yield* inbox.serve(surface)
       return yield* quitting
     }
@@ -435,6 +438,24 @@ export const inbox = (
       new ProviderClosed({ message: "Input ended: no more asks can be answered on it; they stay pending." })
     )
   }).pipe(Effect.scoped, withInbox(storeUrl(config.store)))
+
+/**
+ * The Slack channel as the inbox's surface (beside `local`, the terminal or
+ * the page, when given: the first answer wins), its presses claiming the
+ * ask in the store first. The Slack SDK loads only here.
+ */
+const withSlack = (
+  flags: SlackFlags,
+  store: DurableStore["Service"],
+  local: Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed> | undefined
+): Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed> => {
+  const settings = slackSettings(flags)
+  const slack = Layer.unwrap(Effect.map(
+    Effect.promise(() => import("../slack/index.js")),
+    ({ SlackProvider }) => SlackProvider.layer({ ...settings, claims: inboxClaims(store) })
+  ))
+  return local === undefined ? slack : FanoutProvider.layer(local, slack)
+}
 
 /** `provider`, whose asks that end `AskAborted` (Ctrl+C on the terminal) complete `quit`. */
 const quitsOnCtrlC = (quit: Deferred.Deferred<void>) =>

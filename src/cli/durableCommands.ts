@@ -20,6 +20,7 @@ import { isTarget, targetForms } from "../notify/targetName.js"
 import { refuse, webOnlyFlag } from "./flagRules.js"
 import * as Options from "./options.js"
 import { remoteFlagRule, remoteFlags } from "./remoteFlags.js"
+import { slackFlagProblem, slackFlags } from "./slackFlags.js"
 import { webFlags } from "./webFlags.js"
 
 /**
@@ -207,16 +208,19 @@ const inboxCommand = Command.make("inbox", {
   notifyTargets,
   remind,
   ...webFlags,
-  ...remoteFlags
+  ...remoteFlags,
+  ...slackFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
   Command.validate(refuse(webOnlyFlag)),
   Command.validate(refuse(remoteFlagRule)),
+  Command.validate(refuse(slackFlagProblem)),
   Command.validate(refuse((flags: { readonly notifyTargets: ReadonlyArray<string>; readonly remind: Option.Option<unknown> }) =>
     flags.notifyTargets.length === 0 && Option.isSome(flags.remind) ? "--remind only applies with --notify." : undefined
   )),
   Command.withDescription(
     "Serve the pending durable asks, and new ones, to a human until interrupted: on the terminal, or with --web in a " +
-      "web page (--web --terminal: both); with --web --remote, over HTTPS for paired phones (ask-user pair)."
+      "web page (--web --terminal: both; --web --remote: over HTTPS for paired phones, see ask-user pair), or with " +
+      "--slack in a Slack channel (with --web or --terminal: there too)."
   )
 )
 

@@ -163,17 +163,18 @@ const claimTtl = (ttl: Duration.Input | undefined): Effect.Effect<number, Invali
 
 /**
  * How a served ask's surface learns it was settled outside it: by an answer,
- * cancel or decline from another process, as a fan-out tells its losers; an
+ * cancel or decline from another process (by whom, as its receipt says), as
+ * a fan-out tells its losers; an
  * expiry as the seam's timeout; a withdrawal as the agent giving up.
  */
-const settledBy = (outcome: Exclude<AskStatus, "pending">): Context.Context<never> => {
+const settledBy = (outcome: Exclude<AskStatus, "pending">, by: Answerer | undefined): Context.Context<never> => {
   switch (outcome) {
     case "answered":
-      return Context.make(SettledElsewhere, { surface: "durable", outcome: "answered" })
+      return Context.make(SettledElsewhere, { surface: "durable", outcome: "answered", by })
     case "cancelled":
-      return Context.make(SettledElsewhere, { surface: "durable", outcome: "ASK_CANCELLED" })
+      return Context.make(SettledElsewhere, { surface: "durable", outcome: "ASK_CANCELLED", by })
     case "declined":
-      return Context.make(SettledElsewhere, { surface: "durable", outcome: "ASK_DECLINED" })
+      return Context.make(SettledElsewhere, { surface: "durable", outcome: "ASK_DECLINED", by })
     case "expired":
       return Context.make(AskInterruption, "timeout")
     case "aborted":
@@ -425,9 +426,12 @@ export class DurableInbox extends Context.Service<DurableInbox, {
             Stream.runForEach((change) =>
               change._tag === "Asked"
                 ? FiberMap.run(asking, change.ask.id, askOne(change.ask), { onlyIfMissing: true })
-                : Effect.suspend(() => {
-                  serving.get(change.id)?.interruptUnsafe(undefined, settledBy(change.outcome))
-                  return FiberMap.remove(asking, change.id)
+                : Effect.gen(function*() {
+                  const fiber = serving.get(change.id)
+                  // Who settled it, from its receipt, so the surface can name them ("Answered by Ana …").
+                  const by = fiber === undefined ? undefined : (yield* store.find(change.id))?.receipt?.by
+                  fiber?.interruptUnsafe(undefined, settledBy(change.outcome, by))
+                  return yield* FiberMap.remove(asking, change.id)
                 })
             ),
             Effect.forkScoped

@@ -17,6 +17,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Server } from "node:http"
+import type { Server as HttpsServer } from "node:https"
 import type { Socket } from "node:net"
 
 /**
@@ -52,7 +53,7 @@ const window = Effect.callback<void>((resume) => {
  * enough: a burst written by a client that lost the CPU midway arrived after
  * an empty phase and met a closed server.)
  */
-export const readInFlight = (server: Server): Effect.Effect<void> =>
+export const readInFlight = (server: Server | HttpsServer): Effect.Effect<void> =>
   Effect.suspend(() => {
     let requests = 0
     const count = () => void requests++
@@ -84,17 +85,33 @@ export interface ConnectionTracker {
   readonly release: Effect.Effect<void>
 }
 
-/** Tracks the server's connections and how many requests each is handling. */
-export const trackConnections = (server: Server): ConnectionTracker => {
+/**
+ * Tracks the server's connections and how many requests each is handling.
+ * On TLS a request's socket is the TLS one, which exists once the handshake
+ * is done; the TCP sockets under them are kept too, so one whose handshake
+ * never ends (a stalled client, plain HTTP sent to the port) is cut off with
+ * the rest after the grace.
+ */
+export const trackConnections = (server: Server | HttpsServer): ConnectionTracker => {
   const inProgress = new Map<Socket, number>()
+  const tcp = new Set<Socket>()
+  const secure = "setSecureContext" in server
   let released = false
-  server.on("connection", (socket: Socket) => {
+  const node = server as Server
+  node.on(secure ? "secureConnection" : "connection", (socket: Socket) => {
     // Opened after the exit began: a clean close, as decision 056 allows.
     if (released) return void socket.destroy()
     inProgress.set(socket, 0)
     socket.once("close", () => inProgress.delete(socket))
   })
-  server.on("request", (request, response) => {
+  if (secure) {
+    node.on("connection", (socket: Socket) => {
+      if (released) return void socket.destroy()
+      tcp.add(socket)
+      socket.once("close", () => tcp.delete(socket))
+    })
+  }
+  node.on("request", (request, response) => {
     const socket = request.socket
     if (!inProgress.has(socket)) return
     inProgress.set(socket, inProgress.get(socket)! + 1)
@@ -110,6 +127,7 @@ export const trackConnections = (server: Server): ConnectionTracker => {
     // Unref'd: the connections keep the process alive until it fires, nothing else needs to.
     setTimeout(() => {
       for (const socket of inProgress.keys()) socket.destroy()
+      for (const socket of tcp) socket.destroy()
     }, graceMillis).unref()
   })
   return { release }

@@ -1,6 +1,8 @@
 /**
- * The answer page's style sheet: one column that fits a phone, large touch
- * targets, a visible focus ring, light and dark schemes. A question with
+ * The answer page's style sheet: one column that fits a phone (360 CSS px
+ * wide with no sideways scroll), touch targets of 44 px or more, inputs at
+ * 16 px (so a phone does not zoom into them), a visible focus ring, light and
+ * dark schemes. A question with
  * previews widens the page on a wide screen and puts the preview panel beside
  * its options; below 48rem the panel goes under them.
  *
@@ -83,6 +85,11 @@ main:has(.has-preview) { max-width: 72rem; }
 .review-question { color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
 .review-answer { font-weight: 600; overflow-wrap: anywhere; }
 .review-note { margin-top: 0; }
+.pairing { display: grid; gap: 0.3rem; }
+.pairing label { font-weight: 600; }
+.pairing .text { margin-bottom: 0.5rem; }
+.pairing-why { margin: 0 0 0.75rem; }
+.timing { color: var(--muted); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 @media (max-width: 30rem) { main { padding: 0.6rem; } .actions { justify-content: stretch; } .actions button { flex: 1; } .actions .primary { flex-basis: 100%; } }

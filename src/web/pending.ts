@@ -39,6 +39,10 @@ export interface PendingView {
   readonly id: string
   readonly request: WireRequest
   readonly askedAt: string
+  /** The ask's own id (its request's `id`), when it has one: a link to the page names it as `#ask=<id>`. */
+  readonly askId?: string
+  /** When it stops waiting, when that is known (its `timeout`, or what the provider was told): the page shows the time left. */
+  readonly expiresAt?: string
   /** Who is answering it, while they hold a claim (only in a listing; a stream says `claimed`). */
   readonly claim?: WireClaim
 }
@@ -102,7 +106,7 @@ interface Subscriber {
 /** The table and its subscribers. */
 export interface PendingTable {
   /** Adds an ask (the wait exists before `asked` is broadcast); undefined once closed. */
-  readonly register: (request: AskUserQuestionRequest, askedAt: Date) => Entry | undefined
+  readonly register: (request: AskUserQuestionRequest, askedAt: Date, expiresAt?: Date) => Entry | undefined
   /** The pending entry with this id, if it is still pending. */
   readonly lookup: (id: string) => Entry | undefined
   /** Snapshot of everything pending that `shows` lets through (everything by default), oldest first, each with its claim. */
@@ -203,9 +207,15 @@ export const makePendingTable = (): PendingTable => {
     for (const { queue, shows } of subscribers) if (request === undefined || shows(request)) Queue.offerUnsafe(queue, event)
   }
 
-  const register = (request: AskUserQuestionRequest, askedAt: Date): Entry | undefined => {
+  const register = (request: AskUserQuestionRequest, askedAt: Date, expiresAt?: Date): Entry | undefined => {
     if (closed) return undefined
-    const view: PendingView = { id: randomUUID(), request: wireRequest(request), askedAt: askedAt.toISOString() }
+    const view: PendingView = {
+      id: randomUUID(),
+      request: wireRequest(request),
+      askedAt: askedAt.toISOString(),
+      ...(request.id === undefined ? {} : { askId: request.id }),
+      ...(expiresAt === undefined ? {} : { expiresAt: expiresAt.toISOString() })
+    }
     const entry: Entry = { view, request, answer: Deferred.makeUnsafe() }
     pending.set(view.id, entry)
     broadcast({ event: "asked", data: view }, request)

@@ -49,9 +49,14 @@ const isPlainIp = (hostname: string): boolean =>
  * exactly the name or address it was given. The port must be the served one
  * as digits without a leading zero (left out only for port 80). Any other
  * spelling of an address (`127.1`, `0x7f000001`, `2130706433`, `127.0.0.1:08080`)
- * is refused.
+ * is refused. `defaultPort` is the scheme's (443 on TLS), the port a Host
+ * header may leave out.
  */
-export const makeHostCheck = (bindHost: string, port: number): (hostHeader: string | undefined) => boolean => {
+export const makeHostCheck = (
+  bindHost: string,
+  port: number,
+  defaultPort = 80
+): (hostHeader: string | undefined) => boolean => {
   const allowed = new Set([urlHost(bindHost)])
   if (isLoopback(bindHost)) for (const name of ["localhost", "127.0.0.1", "[::1]"]) allowed.add(name)
   const wildcard = isWildcard(bindHost)
@@ -61,7 +66,7 @@ export const makeHostCheck = (bindHost: string, port: number): (hostHeader: stri
     if (hostHeader === undefined) return false
     const parsed = parseHostHeader(hostHeader)
     // A Host header may leave out the default port.
-    if (parsed === undefined || (parsed.port === "" ? "80" : parsed.port) !== wantPort) return false
+    if (parsed === undefined || (parsed.port === "" ? String(defaultPort) : parsed.port) !== wantPort) return false
     if (allowed.has(parsed.hostname)) return true
     return wildcard && isPlainIp(parsed.hostname)
   }

@@ -9,28 +9,38 @@ import { type Browser, chromium, type Page } from "playwright-core"
 import { type AskUserQuestionRequest, UserInteraction } from "effect-user-interaction"
 import { WebProvider, type WebProviderOptions } from "effect-user-interaction/web"
 
-export class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {
-  static readonly layer = Layer.effect(
-    Chromium,
-    Effect.acquireRelease(
-      Effect.promise(() =>
-        chromium.launch({
-          executablePath: "/usr/bin/chromium",
-          args: [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync"
-          ]
-        })
-      ),
-      (browser) => Effect.promise(() => browser.close())
-    )
+/** Debian's Chromium, headless, with `args` besides the usual ones; closed with the scope. */
+export const launchChromium = (args: ReadonlyArray<string> = []) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      chromium.launch({
+        executablePath: "/usr/bin/chromium",
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          ...args
+        ]
+      })
+    ),
+    (browser) => Effect.promise(() => browser.close())
   )
+
+export class Chromium extends Context.Service<Chromium, Browser>()("test/Chromium") {
+  static readonly layer = Layer.effect(Chromium, launchChromium())
+
+  /**
+   * A browser that trusts one more certificate, by the SHA-256 of its public
+   * key (base64), as Chromium's own `--ignore-certificate-errors-spki-list`
+   * allows: every other certificate is checked as usual.
+   */
+  static readonly trusting = (spkiHash: string) =>
+    Layer.effect(Chromium, launchChromium([`--ignore-certificate-errors-spki-list=${spkiHash}`]))
 }
 
 export const promise = <A>(f: () => Promise<A>) => Effect.promise(f)

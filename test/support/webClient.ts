@@ -4,7 +4,7 @@
  * as they arrive.
  */
 import * as Sse from "effect/encoding/Sse"
-import { request as httpRequest } from "node:http"
+import { type IncomingMessage, request as httpRequest } from "node:http"
 
 export interface Reply {
   readonly status: number
@@ -21,25 +21,31 @@ export interface Send {
   readonly chunked?: boolean
 }
 
+/** Reads a whole response into a `Reply` (its body parsed as JSON when it is JSON). */
+export const readReply = (res: IncomingMessage, resolve: (reply: Reply) => void, reject: (error: Error) => void) => {
+  const chunks: Array<Buffer> = []
+  res.on("data", (chunk: Buffer) => chunks.push(chunk))
+  res.on("error", reject)
+  res.on("end", () => {
+    const body = Buffer.concat(chunks).toString("utf8")
+    let json: unknown = undefined
+    try {
+      json = JSON.parse(body)
+    } catch {
+      // not JSON: leave undefined
+    }
+    resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json })
+  })
+}
+
 /** One HTTP request to `port` on loopback. */
 export const send = (port: number, path: string, options: Send = {}): Promise<Reply> =>
   new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: `127.0.0.1:${port}`, ...options.headers }
-    const req = httpRequest({ host: "127.0.0.1", port, path, method: options.method ?? "GET", headers }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (chunk: Buffer) => chunks.push(chunk))
-      res.on("error", reject)
-      res.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8")
-        let json: unknown = undefined
-        try {
-          json = JSON.parse(body)
-        } catch {
-          // not JSON: leave undefined
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json })
-      })
-    })
+    const req = httpRequest(
+      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers },
+      (res) => readReply(res, resolve, reject)
+    )
     req.on("error", reject)
     if (options.body !== undefined) {
       if (options.chunked === true) {

@@ -2,10 +2,16 @@
  * The answer page's script (runs in the browser; compiled by `tsc` with the
  * rest of the package and inlined into the page by the web provider, under a
  * Content-Security-Policy hash, joined with the modules it imports: decision
- * 115). Its parts live beside it: `dom.ts` (model text into the document),
- * `choices.ts` (a question's options, the recommended one, `preview.ts`),
- * `textAnswer.ts` (text and password fields), `review.ts` (the review before
- * submit, when the provider turns it on).
+ * 115). This module is the question flow: which request and question is on
+ * screen, the answers given, their sending. Its parts live beside it:
+ * `dom.ts` (model text into the document), `stream.ts` (the event stream the
+ * tabs share), `requestList.ts` (the pending requests, their agent, age and
+ * time left), `arrivals.ts` (system notifications), `question.ts` (one
+ * question's screen, with `choices.ts` for its options and the recommended
+ * one, `preview.ts`, and `textAnswer.ts` for text and password fields),
+ * `review.ts` (the review before submit, when the provider turns it on),
+ * `settlement.ts` (how the end of a request reads), `claims.ts` (who is
+ * answering what), and `pairing.ts` (pairing a device with a remote inbox).
  *
  * It keeps the pending requests it hears about over Server-Sent Events, shows
  * one question of one request at a time and posts the answer. Model text only
@@ -16,11 +22,9 @@
  * own words, and two labels that differ only by a zero-width character do not
  * look alike.
  *
- * Tabs of one browser share one event stream (decision 059): the tab holding
- * a Web Lock opens the `EventSource` and relays every event over a
- * `BroadcastChannel`; the others follow and take over when it closes. One
- * stream per tab would use up the browser's six HTTP/1.1 connections per host
- * at six tabs, and then no answer could be sent.
+ * On a remote inbox the page has no token: its device's cookie goes with
+ * every request, and wherever the server answers 401 (never paired, or
+ * revoked) the page shows the pairing form instead.
  *
  * When the request on screen is settled somewhere else, the page says so and
  * puts the focus on that notice, never on another request's control: a
@@ -30,12 +34,17 @@
  * answering and holds the requests others are answering.
  */
 
-import { choices } from "./choices.js"
-import { type ClaimEvent, type ListedClaims, makeClaims } from "./claims.js"
-import { type Child, h, model, modelIn, shown } from "./dom.js"
+import { makeArrivals } from "./arrivals.js"
+import { type ListedClaims, makeClaims } from "./claims.js"
+import { type Child, h, model, shown } from "./dom.js"
+import { showPairing } from "./pairing.js"
+import { agentName, refreshTimings, requestButton, timingOf } from "./requestList.js"
 import { review } from "./review.js"
-import { freeText, type Step, textBox } from "./textAnswer.js"
-import type { AnswerItem, PageQuestion, PendingRequest } from "./wire.js"
+import { sharedStream, type StreamMessage } from "./stream.js"
+import { questionScreen } from "./question.js"
+import { capitalized, finishedText, settledPhrase } from "./settlement.js"
+import type { Step } from "./textAnswer.js"
+import type { AnswerItem, Closing, PageQuestion, PendingRequest, Resolved } from "./wire.js"
 
 /** How far the person got in one request: the question on screen (or, one past the last, the review) and the answers given. */
 interface Progress {
@@ -44,28 +53,6 @@ interface Progress {
   /** The question on screen was chosen from the review: answering it returns there. */
   revising: boolean
 }
-/** The `resolved` event: `where`/`settled` when another surface of a fan-out settled it. */
-interface Resolved {
-  readonly id: string
-  readonly outcome: string
-  readonly where?: string
-  readonly settled?: string
-}
-/** What the leading tab relays to the others: its stream's events and state. */
-type StreamMessage =
-  | { readonly type: "open" }
-  | { readonly type: "status"; readonly text: string }
-  | { readonly type: "asked"; readonly data: PendingRequest }
-  | { readonly type: "resolved"; readonly data: Resolved }
-  | { readonly type: "closing"; readonly data: Closing }
-  | ClaimEvent
-
-/** The server's `closing` event: asks withdrawn unanswered, and asks a person cancelled or declined. */
-interface Closing {
-  readonly unanswered: number
-  readonly cancelled: number
-}
-
 const token = new URLSearchParams(location.search).get("token") ?? ""
 /** The provider's `review` option, which the server writes into the page as a meta element. */
 const reviewBeforeSubmit = document.querySelector('meta[name="review-before-submit"]')?.getAttribute("content") === "on"
@@ -79,16 +66,6 @@ let seenSinceOpen = new Set<string>()
 const settled = new Map<string, Resolved>()
 /** Set by the server's `closing` event: nothing will be asked here again. */
 let finished: Closing | undefined
-
-/** What the page says once ask-user has finished: the truth about how its questions ended. */
-const finishedText = (closing: Closing): string =>
-  closing.unanswered > 0
-    ? "ask-user stopped before every question was answered. You can close this tab."
-    : closing.cancelled === 1
-    ? "No more questions: one request was cancelled or declined. You can close this tab."
-    : closing.cancelled > 1
-    ? `No more questions: ${closing.cancelled} requests were cancelled or declined. You can close this tab.`
-    : "All questions were answered. You can close this tab."
 
 const byId = (id: string): HTMLElement => {
   const found = document.getElementById(id)
@@ -118,7 +95,7 @@ const claims = makeClaims({ card, current: () => currentId, isPending: (id) => p
 const api = (path: string, body?: unknown) =>
   fetch(path, {
     method: body === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: token === "" ? { "content-type": "application/json" } : { authorization: `Bearer ${token}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
 
@@ -130,8 +107,6 @@ const progressOf = (id: string): Progress => {
   }
   return found
 }
-
-const agentName = (entry: PendingRequest) => entry.request.agent?.name ?? entry.request.agent?.id ?? "The agent"
 
 /** The list's button for each request, as last built: the focus on one is put back on its successor. */
 let listButtons = new Map<string, HTMLButtonElement>()
@@ -155,16 +130,7 @@ const renderList = () => {
   requestList.replaceChildren()
   listButtons = new Map()
   for (const entry of pending.values()) {
-    const first = entry.request.questions[0]?.question ?? ""
-    const count = entry.request.questions.length
-    const button = h(
-      "button",
-      { type: "button", class: "request" },
-      modelIn("span", { class: "request-agent" }, agentName(entry)),
-      modelIn("span", { class: "request-first" }, first),
-      h("span", { class: "request-count" }, count === 1 ? "1 question" : `${count} questions`)
-    )
-    if (entry.id === currentId) button.setAttribute("aria-current", "true")
+    const button = requestButton(entry, entry.id === currentId)
     button.addEventListener("click", () => {
       if (entry.id !== currentId) show(entry.id)
     })
@@ -188,60 +154,26 @@ const showWaiting = () => {
   document.title = pending.size === 0 ? baseTitle : `(${pending.size}) ${baseTitle}`
 }
 
-const notifications = "Notification" in window
+/** Set by `start`: the stream this tab shares with the page's other tabs. */
+let stream: ReturnType<typeof sharedStream> | undefined
 
-/** Asks the browser for permission to notify; the button only shows while the person has not decided. */
-const notifyButton = h("button", { type: "button", class: "notify" }, "Notify me of new questions")
-notifyButton.hidden = !notifications || Notification.permission !== "default"
-notifyButton.addEventListener("click", () => {
-  void Notification.requestPermission().then(() => {
-    notifyButton.hidden = Notification.permission !== "default"
-  })
-})
-connection.after(notifyButton)
-
-/**
- * Whether this tab speaks for the browser about arrivals: the tab holding the
- * shared stream (or, without sharing, every tab, each with its own stream).
- * One notification per request and browser, not one per tab.
- */
-let leading = false
 /**
  * True from a stream's (re)opening until its list is in: the `asked` events
  * then are its replay of what was already waiting, not arrivals.
  */
 let replaying = true
-/** The other tabs of this browser that say they are in view. */
-const lookers = new Set<string>()
 
-/** Nobody is looking at any of the page's tabs (as far as the tabs have said). */
-const unseen = () => document.visibilityState === "hidden" && lookers.size === 0
-
-/** The notifications this tab raised, by request: one whose request is settled is taken down. */
-const raised = new Map<string, Notification>()
-
-/**
- * A system notification for a request that arrives while no tab of the page
- * is in view, once the person allowed them; only the leading tab raises it,
- * and never for what a stream replays when it opens.
- */
-const notifyArrival = (entry: PendingRequest) => {
-  if (!notifications || Notification.permission !== "granted" || !leading || replaying || !unseen()) return
-  // Text only: a notification's title and body are never parsed as HTML. FSI and PDI isolate
-  // the name, as <bdi> does in the page, and hold because the name's own controls are escaped.
-  const notification = new Notification(`\u2068${shown(agentName(entry))}\u2069 asks`, {
-    body: shown(entry.request.questions[0]?.question ?? ""),
-    tag: entry.id
-  })
-  raised.set(entry.id, notification)
-  notification.addEventListener("click", () => {
-    window.focus()
+const arrivals = makeArrivals({
+  anchor: connection,
+  leading: () => stream?.leading() ?? false,
+  replaying: () => replaying,
+  unseen: () => stream?.unseen() ?? false,
+  clicked: (id) => {
     // Settled since it was raised: the page stays on what it shows (a notice offers what is next).
-    if (pending.has(entry.id)) show(entry.id)
+    if (pending.has(id)) show(id)
     else if (currentId === undefined && notice === undefined) show(pending.keys().next().value)
-    notification.close()
-  })
-}
+  }
+})
 
 const emptyText = "No questions are waiting. New ones appear here as they arrive."
 
@@ -306,83 +238,17 @@ const renderQuestion = (landing: Landing = "first") => {
   const question = questions[state.index]
   if (question === undefined) return
   const total = questions.length
-  const step = stepOf(entry, state)
-  const options = question.options ?? []
-  const previous = state.answers.get(question.id)
-
-  const parts: Array<Node> = [
-    h("p", { class: "asker" }, model(agentName(entry)), " asks"),
-    h("p", { class: "progress", id: "progress" }, `Question ${state.index + 1} of ${total}`)
-  ]
-  if (question.header !== undefined && question.header !== "") {
-    parts.push(modelIn("p", { class: "chip" }, question.header))
-  }
-  // Focusable from script only, for `rescueFocus`.
-  parts.push(modelIn("h2", { id: "question-text", tabindex: "-1" }, question.question))
-
-  let focusFirst: HTMLElement | undefined
-  let focusAnswer: HTMLElement | undefined
-  let primary: HTMLButtonElement | undefined
-  if (options.length === 0) {
-    const field = freeText(question, () => state.answers.get(question.id), step, (item) => record(question, item))
-    parts.push(...field.parts)
-    focusFirst = field.input
-    primary = field.primary
-  } else {
-    const submitMulti = () => {
-      const text = other.value
-      if (text.trim() !== "") return record(question, { id: question.id, selected: [], custom: text })
-      record(question, { id: question.id, selected: options.filter((_, i) => list.boxes[i]?.checked).map((o) => o.label) })
-    }
-    const list = choices(question, previous, (label) => record(question, { id: question.id, selected: [label] }), submitMulti)
-    parts.push(list.element)
-    const other = textBox(
-      { "aria-label": "Other", placeholder: "Other…", enterkeyhint: step.hint, class: "text other" },
-      (text) => record(question, { id: question.id, selected: [], custom: text })
-    )
-    focusAnswer = list.chosen
-    if (previous?.custom !== undefined) {
-      other.value = previous.custom
-      focusAnswer = other
-    }
-    parts.push(other)
-    if (question.multiSelect === true) parts.push(otherReplacesTicks(other, list.boxes))
-    if (question.multiSelect === true) {
-      primary = h("button", { type: "button", class: "primary" }, step.name)
-      primary.addEventListener("click", submitMulti)
-    } else {
-      // Choosing an option sends it; Other text needs a button too, for a person who does not press Enter.
-      const send = h("button", { type: "button", class: "primary" }, step.name)
-      const follow = () => {
-        send.hidden = other.value.trim() === ""
-      }
-      other.addEventListener("input", follow)
-      follow()
-      send.addEventListener("click", () => {
-        if (other.value.trim() !== "") record(question, { id: question.id, selected: [], custom: other.value })
-      })
-      primary = send
-    }
-    focusFirst = list.start
-  }
-
-  const actions = h("div", { class: "row actions" })
-  if (primary !== undefined) actions.append(primary)
-  if (state.index > 0) {
-    const back = h("button", { type: "button" }, "Back")
-    back.addEventListener("click", () => {
+  const screen = questionScreen(question, () => state.answers.get(question.id), stepOf(entry, state), {
+    asker: h("p", { class: "asker" }, model(agentName(entry)), " asks · ", timingOf(entry)),
+    position: `Question ${state.index + 1} of ${total}`,
+    record: (item) => record(question, item),
+    back: state.index === 0 ? undefined : () => {
       state.index--
       renderQuestion("answer")
-    })
-    actions.append(back)
-  }
-  const skip = h("button", { type: "button" }, "Skip")
-  skip.addEventListener("click", () => record(question, { id: question.id, selected: [] }))
-  const cancel = h("button", { type: "button", class: "danger" }, "Cancel")
-  cancel.addEventListener("click", () => void cancelCurrent())
-  actions.append(skip, cancel)
-  parts.push(actions)
-
+    },
+    cancel: () => void cancelCurrent()
+  })
+  const { focusAnswer, focusFirst, parts } = screen
   card.replaceChildren(...parts)
   if (landing === "heading") document.getElementById("question-text")?.focus()
   else ((landing === "answer" ? focusAnswer : undefined) ?? focusFirst)?.focus()
@@ -419,42 +285,6 @@ const renderReview = (entry: PendingRequest, state: Progress) => {
   announce("Review your answers, then submit.")
 }
 
-/**
- * SPEC: text in Other is the answer, and the ticks go unused. So the page
- * never shows a tick it will not send: while Other holds text the boxes are
- * cleared and refuse a tick (they keep the focus, so the arrow keys still
- * move through them), and a note says why; emptying Other puts the ticks back.
- * Returns the note, for the caller to place.
- */
-const otherReplacesTicks = (other: HTMLInputElement, boxes: ReadonlyArray<HTMLInputElement>): HTMLElement => {
-  const note = h("p", { class: "note", id: "other-note" }, "Your own answer replaces the options. Clear it to tick them again.")
-  other.setAttribute("aria-describedby", "other-note")
-  let kept: ReadonlyArray<boolean> | undefined
-  const follow = () => {
-    const replacing = other.value.trim() !== ""
-    if (replacing && kept === undefined) {
-      kept = boxes.map((box) => box.checked)
-      for (const box of boxes) box.checked = false
-    } else if (!replacing && kept !== undefined) {
-      boxes.forEach((box, i) => box.checked = kept![i] ?? false)
-      kept = undefined
-    }
-    for (const box of boxes) {
-      if (replacing) box.setAttribute("aria-disabled", "true")
-      else box.removeAttribute("aria-disabled")
-    }
-    note.hidden = !replacing
-  }
-  for (const box of boxes) {
-    box.addEventListener("click", (event) => {
-      if (kept !== undefined) event.preventDefault()
-    })
-  }
-  other.addEventListener("input", follow)
-  follow()
-  return note
-}
-
 const record = (question: PageQuestion, item: AnswerItem) => {
   if (inFlight !== undefined || currentId === undefined || claims.heldByOther(currentId)) return
   const entry = pending.get(currentId)
@@ -476,29 +306,6 @@ const record = (question: PageQuestion, item: AnswerItem) => {
   }
   void submit(entry, state)
 }
-
-/** How a settlement reads after "this request was …": "answered in another tab". */
-const settledPhrase = (resolved: Resolved | undefined): string => {
-  if (resolved === undefined) return "settled elsewhere"
-  if (resolved.where !== undefined) {
-    const how = resolved.settled === "answered" ? "answered" : resolved.settled === "ASK_DECLINED" ? "declined" : "cancelled"
-    return `${how} in ${resolved.where}`
-  }
-  switch (resolved.outcome) {
-    case "answered":
-      return "answered in another tab"
-    case "cancelled":
-      return "cancelled in another tab"
-    case "timeout":
-      return "withdrawn: its time ran out"
-    case "closed":
-      return "withdrawn: ask-user is stopping"
-    default:
-      // The agent stopped waiting, or ask-user is stopping (a signal): both look the same from here.
-      return "withdrawn before it was answered"
-  }
-}
-const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /**
  * A request this tab was not deciding was settled: if it is on screen, a
@@ -563,6 +370,8 @@ const submit = (entry: PendingRequest, state: Progress) =>
       } else if (response.status === 409) {
         claims.refused(entry.id, await response.json().catch(() => ({})))
         showAlert("Your answer was not sent: someone else is answering this request.")
+      } else if (response.status === 401) {
+        showUnpaired("Your answer was not sent: this device's pairing was revoked or has ended. Pair it again to answer here.")
       } else if (response.status === 422) {
         const body = await response.json().catch(() => ({})) as { message?: string }
         state.index = 0
@@ -593,6 +402,8 @@ const cancelCurrent = async () => {
       } else if (response.status === 409) {
         claims.refused(id, await response.json().catch(() => ({})))
         showAlert("Not cancelled: someone else is answering this request.")
+      } else if (response.status === 401) {
+        showUnpaired("Not cancelled: this device's pairing was revoked or has ended. Pair it again to answer here.")
       } else {
         showAlert(`The server refused to cancel (HTTP ${response.status}).`)
       }
@@ -611,8 +422,7 @@ const show = (id: string | undefined, landing?: Landing) => {
 /** Removes a request from what the page keeps; false when it was not there. */
 const drop = (id: string): boolean => {
   progress.delete(id)
-  raised.get(id)?.close()
-  raised.delete(id)
+  arrivals.gone(id)
   return pending.delete(id)
 }
 
@@ -623,15 +433,32 @@ const forget = (id: string) => {
   else renderList()
 }
 
+/**
+ * The ask the page's address names (`#ask=<id>`: a notification's link),
+ * until it arrives; it is shown in place of the first one while nobody has
+ * answered anything of that.
+ */
+let linkedAsk: string | undefined = new URLSearchParams(location.hash.slice(1)).get("ask") ?? undefined
+
+/** Whether the request on screen is still as it came: no answer given, no send on its way. */
+const untouched = () =>
+  inFlight === undefined && notice === undefined && (currentId === undefined || (progress.get(currentId)?.answers.size ?? 0) === 0)
+
 /** A pending request from the stream or from a list; `arrival` when the stream announced it. */
 const learn = (entry: PendingRequest, arrival: boolean) => {
   seenSinceOpen.add(entry.id)
   if (pending.has(entry.id) || settled.has(entry.id) || finished !== undefined) return
   pending.set(entry.id, entry)
-  if (arrival) notifyArrival(entry)
+  if (arrival) arrivals.arrived(entry)
+  const linked = linkedAsk !== undefined && entry.askId === linkedAsk
+  if (linked) linkedAsk = undefined
   // Only an idle page shows it at once; over a notice, the person moves on with "Next request".
+  // The ask a link named takes the screen too, while the person has not begun another.
   if (currentId === undefined && notice === undefined) {
     show(entry.id)
+  } else if (linked && untouched()) {
+    // On the heading: a key pressed for the request it replaces must not answer this one.
+    show(entry.id, "heading")
   } else {
     renderList()
     // What a list or a reopened stream brings back was waiting already: not news.
@@ -647,6 +474,7 @@ const learn = (entry: PendingRequest, arrival: boolean) => {
  */
 const sync = () =>
   api("/api/questions").then(async (response) => {
+    if (response.status === 401) return showUnpaired("This device's pairing was revoked or has ended. Pair it again to answer here.")
     if (!response.ok || finished !== undefined) return
     const body = await response.json() as { pending: ReadonlyArray<PendingRequest> } & ListedClaims
     if (finished !== undefined) return
@@ -662,7 +490,7 @@ const live = "Live: new questions appear here as they arrive."
 
 /** Handles one event of the stream, whichever tab holds it. */
 const receive = (message: StreamMessage) => {
-  if (finished !== undefined) return
+  if (finished !== undefined || unpaired) return
   switch (message.type) {
     case "open":
       connection.textContent = live
@@ -674,6 +502,8 @@ const receive = (message: StreamMessage) => {
       return
     case "status":
       connection.textContent = message.text
+      // A stream the server will not open again: a revoked device's, say.
+      if (message.closed) void checkPaired()
       return
     case "claimed":
     case "released":
@@ -691,10 +521,10 @@ const receive = (message: StreamMessage) => {
     case "closing":
       // The server is going away for good: stop the stream (whichever tab has it) and say so.
       finished = message.data
-      stopStream()
+      stream?.stop()
       connection.textContent = "Finished: ask-user is no longer running."
       // Nothing will be asked here again: nothing to be notified of.
-      notifyButton.hidden = true
+      arrivals.finish()
       for (const id of Array.from(pending.keys())) drop(id)
       renderList()
       if (notice === undefined) {
@@ -709,70 +539,6 @@ const receive = (message: StreamMessage) => {
   }
 }
 
-const shareName = `ask-user-web:${token}`
-const sharing = "BroadcastChannel" in window && "locks" in navigator
-const channel = sharing ? new BroadcastChannel(shareName) : undefined
-
-/**
- * What tabs tell each other about themselves (not relayed events): whether
- * each is in view, so the leading tab notifies only when none is; `who` asks
- * every tab to say it again (a new leader knows nothing yet).
- */
-type TabMessage =
-  | { readonly type: "visibility"; readonly tab: string; readonly visible: boolean }
-  | { readonly type: "who" }
-const tabId = Math.random().toString(36).slice(2)
-const tellVisibility = (visible = document.visibilityState === "visible") =>
-  channel?.postMessage({ type: "visibility", tab: tabId, visible } satisfies TabMessage)
-
-const hear = (message: TabMessage) => {
-  if (message.type === "who") tellVisibility()
-  else if (message.visible) lookers.add(message.tab)
-  else lookers.delete(message.tab)
-}
-channel?.addEventListener("message", (event) => {
-  const message = (event as MessageEvent<StreamMessage | TabMessage>).data
-  if (message.type === "visibility" || message.type === "who") hear(message)
-  else receive(message)
-})
-document.addEventListener("visibilitychange", () => tellVisibility())
-addEventListener("pagehide", () => tellVisibility(false))
-
-/** Handles an event of this tab's own stream and passes it to the other tabs. */
-const relay = (message: StreamMessage) => {
-  channel?.postMessage(message)
-  receive(message)
-}
-
-/** Ends this tab's stream, if it has one (set by `connect`). */
-let stopStream = () => {}
-
-/** Opens this tab's stream; resolves once the server said `closing`, or another tab relayed it. */
-const connect = () =>
-  new Promise<void>((resolve) => {
-    if (finished !== undefined) return resolve()
-    leading = true
-    channel?.postMessage({ type: "who" } satisfies TabMessage)
-    const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`)
-    stopStream = () => {
-      source.close()
-      resolve()
-    }
-    source.addEventListener("open", () => relay({ type: "open" }))
-    source.addEventListener("error", () =>
-      relay({
-        type: "status",
-        text: source.readyState === EventSource.CLOSED ? "Disconnected: reload the page to reconnect." : "Reconnecting…"
-      }))
-    const data = (event: Event): unknown => JSON.parse((event as MessageEvent<string>).data)
-    source.addEventListener("asked", (event) => relay({ type: "asked", data: data(event) as PendingRequest }))
-    source.addEventListener("resolved", (event) => relay({ type: "resolved", data: data(event) as Resolved }))
-    source.addEventListener("closing", (event) => relay({ type: "closing", data: data(event) as Closing }))
-    for (const type of ["claimed", "released"] as const) {
-      source.addEventListener(type, (event) => relay({ type, data: data(event) } as ClaimEvent))
-    }
-  })
-
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && currentId !== undefined) {
     event.preventDefault()
@@ -780,27 +546,65 @@ document.addEventListener("keydown", (event) => {
   }
 })
 
+/** Set once the server said this device is not paired: the pairing form is on screen, and nothing else runs. */
+let unpaired = false
+
 /**
- * The tab that gets the lock holds the stream until `closing` (or until it
- * closes); the others learn what is pending from the list, follow the relayed
- * events, and wait for the lock to take over.
+ * The server answered 401: this device was never paired, or was revoked.
+ * The stream stops, what the page knew goes, and the pairing form shows;
+ * once paired, the page loads the inbox afresh.
  */
-const start = () => {
-  if (channel === undefined) return void connect()
-  void navigator.locks.request(shareName, { ifAvailable: true }, (lock) => {
-    if (lock !== null) return connect()
-    void sync().then(() => {
-      // A tab that follows another's stream hears no `open`: its replay ends with its own list.
-      replaying = false
-      if (finished === undefined && connection.textContent === "Connecting…") connection.textContent = live
-    })
-    void navigator.locks.request(shareName, connect)
-    return undefined
-  })
+const showUnpaired = (why: string) => {
+  if (unpaired) return
+  unpaired = true
+  stream?.stop()
+  for (const id of Array.from(pending.keys())) drop(id)
+  currentId = undefined
+  renderList()
+  connection.textContent = ""
+  showPairing({ card, alert: (message) => showAlert(message), paired: () => location.replace("/") }, why)
 }
 
-renderQuestion()
-tellVisibility()
-start()
+const notPaired = "This device is not paired with this inbox: name it and enter the pairing code that ask-user printed " +
+  "(or get one with ask-user pair)."
+
+/** After a request failed: if the reason is that the device is not (or no longer) paired, shows the pairing form. */
+const checkPaired = () =>
+  api("/api/questions").then((response) => {
+    if (response.status === 401) showUnpaired("This device's pairing was revoked or has ended. Pair it again to answer here.")
+  }).catch(() => undefined)
+
+/** Shows the inbox: the question card, and the stream (shared with the page's other tabs). */
+const startInbox = () => {
+  renderQuestion()
+  stream = sharedStream({
+    token,
+    receive,
+    finished: () => finished !== undefined,
+    // A tab that follows another's stream hears no `open`: its replay ends with its own list.
+    follow: () =>
+      void sync().then(() => {
+        replaying = false
+        if (finished === undefined && connection.textContent === "Connecting…") connection.textContent = live
+      })
+  })
+  stream.start()
+  // Ages and times left move on while the page is open.
+  setInterval(refreshTimings, 15_000)
+}
+
+if (location.pathname === "/pair") {
+  unpaired = true
+  connection.textContent = ""
+  showPairing({ card, alert: (message) => showAlert(message), paired: () => location.replace("/") }, notPaired)
+} else if (token === "") {
+  // No token: a remote inbox, where the device's cookie speaks for it (or a page opened without its token).
+  void api("/api/questions").then((response) => {
+    if (response.status === 401) showUnpaired(notPaired)
+    else startInbox()
+  }, () => startInbox())
+} else {
+  startInbox()
+}
 
 export {}

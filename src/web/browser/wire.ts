@@ -23,11 +23,28 @@ export interface PageQuestion {
   readonly secret?: boolean
 }
 
-/** A pending request, as the stream and the list give it. */
+/** A pending request, as the stream and the list give it (`expiresAt` when it stops waiting at a known time). */
 export interface PendingRequest {
   readonly id: string
   readonly request: { readonly questions: ReadonlyArray<PageQuestion>; readonly agent?: { readonly id: string; readonly name?: string } }
   readonly askedAt: string
+  /** The ask's own id, when it has one (what `#ask=<id>` names). */
+  readonly askId?: string
+  readonly expiresAt?: string
+}
+
+/** The `resolved` event: `where`/`settled` when another surface of a fan-out settled it. */
+export interface Resolved {
+  readonly id: string
+  readonly outcome: string
+  readonly where?: string
+  readonly settled?: string
+}
+
+/** The server's `closing` event: asks withdrawn unanswered, and asks a person cancelled or declined. */
+export interface Closing {
+  readonly unanswered: number
+  readonly cancelled: number
 }
 
 /** One question's answer as the page posts it (a secret as its text: the server wraps it). */
