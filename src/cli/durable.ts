@@ -39,10 +39,11 @@ import { askAndPrintAnswer } from "./answerOutput.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
-import { inboxClaims } from "./inboxClaims.js"
+import { inboxAskTimes, inboxClaims } from "./inboxClaims.js"
 import { stateHome } from "./stateHome.js"
 import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
+import type { RemoteFlags } from "./remoteFlags.js"
 import { type SlackFlags, slackSettings } from "./slackFlags.js"
 import type { WebFlags } from "./webFlags.js"
 
@@ -379,12 +380,13 @@ export const status = (config: { readonly store: Option.Option<string>; readonly
   )
 
 /**
- * `ask-user inbox [--web] [--terminal]`: serve pending asks until interrupted.
+ * `ask-user inbox [--web [--remote]] [--terminal]`: serve pending asks until
+ * interrupted; with `--remote`, over HTTPS to paired devices (`remoteInbox.ts`).
  *
  * @since 0.2.0
  */
 export const inbox = (
-  config: WebFlags & Partial<SlackFlags> & {
+  config: WebFlags & Partial<RemoteFlags> & Partial<SlackFlags> & {
     readonly store: Option.Option<string>
     readonly bell: boolean
     readonly plain?: boolean
@@ -397,21 +399,44 @@ export const inbox = (
     const store = yield* DurableStore
     warn((yield* store.scan).unreadable)
     const inbox = yield* DurableInbox
-    // Before serving, so the first asks are announced as they are shown. No link yet: the loopback
-    // page's address carries its access token and no phone can reach it (decision 133).
+    // The web page claims what it shows, but not beside this terminal: both are this one person's,
+    // and the page's claim would refuse their own answer here.
+    const claims = config.terminal ? undefined : inboxClaims(store)
+    // The remote inbox first: its address is what notifications link to, and its buttons' tokens.
+    const remote = config.web && config.remote === true
+      ? yield* Effect.flatMap(
+        Effect.promise(() => import("./remoteInbox.js")),
+        ({ startRemoteInbox }) =>
+          startRemoteInbox({
+            remote: true,
+            tlsCert: config.tlsCert ?? Option.none(),
+            tlsKey: config.tlsKey ?? Option.none(),
+            publicUrl: config.publicUrl ?? Option.none(),
+            host: config.host,
+            port: config.port,
+            review: config.review
+          }, inbox, store, claims)
+      )
+      : undefined
+    // Before serving, so the first asks are announced as they are shown. Links only to a remote
+    // inbox: the loopback page's address carries its access token and no phone can reach it (decision 133).
     if (config.notifyTargets !== undefined && config.notifyTargets.length > 0) {
-      yield* Effect.orDie(inbox.notify(config.notifyTargets.map((text) => parseTarget(text)), {
-        remind: Option.getOrUndefined(config.remind ?? Option.none())
+      yield* Effect.orDie(inbox.notify(config.notifyTargets.map((text) => parseTarget(text, remote?.actions)), {
+        remind: Option.getOrUndefined(config.remind ?? Option.none()),
+        link: remote?.link
       }))
     }
     // Ctrl+C on a prompt (the surface's own AskAborted) quits the inbox, as it quits `ask-user`:
     // that ask, and every other, stays pending.
     const quit = yield* Deferred.make<void>()
-    // The web page claims what it shows, but not beside this terminal: both are this one person's,
-    // and the page's claim would refuse their own answer here.
-    const claims = config.terminal ? undefined : inboxClaims(store)
+    const flags = { ...config, answers: Option.none() }
+    const provider = remote === undefined
+      ? providerFor(flags, { requestOnStdin: false, claims, askTimes: inboxAskTimes(store) })
+      : config.terminal
+      ? FanoutProvider.layer(remote.surface, providerFor({ ...flags, web: false }, { requestOnStdin: false }))
+      : remote.surface
     const local = Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, quitsOnCtrlC(quit))).pipe(
-      Layer.provide(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false, claims }))
+      Layer.provide(provider)
     )
     const surface = config.slack === true ? withSlack(config as SlackFlags, store, config.web || config.terminal ? local : undefined) : local
     const quitting = Effect.andThen(
