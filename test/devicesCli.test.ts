@@ -7,9 +7,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, References, Scope } from "effect"
+import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { codeAlphabet, DurableInbox, DurableStore, type PairedDevices } from "effect-user-interaction/durable"
+import { renderUnicodeCompact } from "uqr"
+import { program } from "./cliHarness.js"
 import { makeStore, run } from "./support/durableCli.js"
 
 /** Runs `f` on the store's devices in this process. */
@@ -49,6 +52,15 @@ describe("ask-user pair and devices", () => {
       const [line] = lines(withInbox.stdout)
       expect(Object.keys(line!)).toEqual(["code", "url", "expiresAt"])
       expect(line!.url).toBe(`${base}pair#code=${line!.code}`)
+      // On a terminal, pair draws the URL's QR code and the code on stderr (stdout still the JSON line).
+      const onTty = spawnSync("script", ["-qfec", `${process.execPath} ${program} pair --store ${store.url}`, "/dev/null"], {
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1" }
+      })
+      const drawn = onTty.stdout.replace(/\r\n/g, "\n")
+      const shown = JSON.parse(drawn.split("\n")[0]!)
+      expect(drawn).toContain(renderUnicodeCompact(shown.url, { border: 2 }))
+      expect(drawn).toContain(`Pairing code: ${shown.code.slice(0, 5)} ${shown.code.slice(5)} (single use, valid until `)
       const outcomes = await onDevices(store.url, (devices) =>
         Effect.all([devices.pair(String(line!.code), "Ana's phone"), devices.pair(String(line!.code), "Mallory")].map(
           (pairing) => Effect.match(pairing, { onSuccess: (paired) => paired.device.name, onFailure: (error) => error.reason })
@@ -75,7 +87,11 @@ describe("ask-user pair and devices", () => {
       }))
     const listed = await run(["devices", "--store", store.url])
     expect([listed.code, listed.stderr]).toEqual([0, ""])
-    const [phone, laptop] = lines(listed.stdout)
+    // Listed in the order paired; two paired in one millisecond may come either way.
+    const listedDevices = lines(listed.stdout)
+    expect(listedDevices).toHaveLength(2)
+    const phone = listedDevices.find((device) => device.name === "Ana's phone")
+    const laptop = listedDevices.find((device) => device.name === "laptop")
     expect(phone).toEqual({
       id: paired.phone.device.id,
       name: "Ana's phone",
