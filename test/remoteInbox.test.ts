@@ -11,12 +11,14 @@
  * another record nothing. Also `--public-url` and `--tls-cert/--tls-key`.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import { X509Certificate } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { join } from "node:path"
-import { type Run, start, tempDir } from "./cliHarness.js"
+import { renderUnicodeCompact } from "uqr"
+import { program, type Run, start, tempDir } from "./cliHarness.js"
 import { makeStore, run, type Store } from "./support/durableCli.js"
 import { receiver } from "./support/receiver.js"
 import { waitFor } from "./support/webClient.js"
@@ -202,9 +204,10 @@ describe("ask-user inbox --web --remote", () => {
     }
   }, 120_000)
 
-  it("--public-url: plain HTTP on loopback, the public address in its first line, pair's link and the Host check", async () => {
+  it("--public-url: plain HTTP on loopback, the public address in its first line, pair's and notifications' links, the Host check", async () => {
     const store = makeStore()
-    const inbox = startInbox(store, tempDir(), ["--public-url", "https://inbox.example.org/"])
+    const ntfy = await receiver()
+    const inbox = startInbox(store, tempDir(), ["--public-url", "https://inbox.example.org/", "--notify", `ntfy:${ntfy.url}/t`])
     try {
       const line = await inboxLine(inbox)
       const [, port] = /^Inbox at https:\/\/inbox\.example\.org\/ \(through your proxy; served on http:\/\/127\.0\.0\.1:(\d+)\/\)$/
@@ -222,8 +225,45 @@ describe("ask-user inbox --web --remote", () => {
       // The proxy's Host passes the check (then the device cookie is missing); another name does not.
       expect(await get("inbox.example.org")).toBe(401)
       expect(await get("evil.example.org")).toBe(403)
+      // A push links to the ask, and its buttons post, at the public address.
+      await askDetached(store, "via-proxy")
+      await ntfy.until(1)
+      const published = JSON.parse(ntfy.received[0]!.body)
+      expect(published.click).toBe("https://inbox.example.org/#ask=via-proxy")
+      expect(published.actions[0].url.startsWith("https://inbox.example.org/act/")).toBe(true)
     } finally {
       await stop(inbox)
+      await ntfy.close()
+    }
+  }, 60_000)
+
+  it("on a terminal, the first line is followed by the pairing URL's QR code and a fresh code", async () => {
+    const store = makeStore()
+    const state = tempDir()
+    // script(1) gives the program a terminal; its own process group, so the whole group is ended.
+    const onTty = spawn("script", ["-qfec", `${process.execPath} ${program} inbox --web --remote --port 0 --store ${store.url}`, "/dev/null"], {
+      env: { ...process.env, NO_COLOR: "1", XDG_STATE_HOME: state },
+      detached: true,
+      stdio: ["pipe", "pipe", "ignore"]
+    })
+    let out = ""
+    onTty.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+    const ended = new Promise((resolve) => onTty.once("close", resolve))
+    try {
+      await waitFor(() => out.includes("(single use, valid until "), 30_000, "the pairing code on the terminal")
+      const text = out.replace(/\r\n/g, "\n")
+      const lines = text.split("\n")
+      expect(lines[0]).toMatch(/^Inbox at https:\/\/\S+\/ \(SHA-256 fingerprint [0-9A-F:]{95}\)$/)
+      const base = /^Inbox at (\S+) /.exec(lines[0]!)![1]!
+      const code = /^Pairing code: (\w{5}) (\w{5}) /m.exec(text)!.slice(1, 3).join("")
+      expect(text).toContain(renderUnicodeCompact(`${base}pair#code=${code}`, { border: 2 }))
+      // The code shown pairs a device.
+      const cert = readFileSync(join(state, "ask-user", "tls", "cert.pem"), "utf8")
+      const paired = await send(`${base}api/pair`, cert, { method: "POST", body: { name: "phone", code } })
+      expect(paired.status).toBe(200)
+    } finally {
+      process.kill(-onTty.pid!, "SIGTERM")
+      await ended
     }
   }, 60_000)
 
