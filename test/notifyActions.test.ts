@@ -80,11 +80,14 @@ describe("ntfy action buttons", () => {
       expect(both.filter((redeemed) => redeemed !== undefined)).toHaveLength(1)
     }))
 
-  it.effect("attack: a token whose ask has settled or expired redeems to nothing", () =>
+  it.effect("attack: a token whose ask has settled or expired redeems to nothing; one pressed before its ask can be answered is not used up", () =>
     Effect.gen(function*() {
       const tokens = makeActionTokens(base)
       const token = tokenOf(tokens.buttons(ask(deploy), "t")[1]!.url)
       expect(yield* tokens.redeem(token, pending())).toBeUndefined()
+      // Pending again (the inbox's page had not got the ask yet): the same press now answers, once.
+      expect(yield* tokens.redeem(token, pending("a1"))).toMatchObject({ askId: "a1", label: "No" })
+      expect(yield* tokens.redeem(token, pending("a1"))).toBeUndefined()
     }))
 
   it.effect("attack: forged tokens: another run's key, one ask's nonce with another's MAC, a nonce never issued, junk", () =>

@@ -56,17 +56,29 @@ export const deviceAccess = (devices: DurableInbox["Service"]["devices"]): WebAc
     )
 })
 
+/** What a press needs once the server listens: the run's tokens, and the asks on the page. */
+interface ServedTokens {
+  readonly tokens: ActionTokens
+  readonly onPage: Effect.Effect<ReadonlyArray<{ readonly askId?: string | undefined }>>
+}
+
 /**
  * The tokens as the web provider's actions hook: a token redeems while its
- * ask is pending in the store. `tokens` is read when a button is pressed:
- * they are made once the server listens, as their URLs need its port.
+ * ask is pending in the store and on the page (which takes the answer; an
+ * ask the page has not got yet leaves the token unused). `served` is read
+ * when a button is pressed: the tokens and the page's pending list exist
+ * once the server listens, as the buttons' URLs need its port.
  */
-const tokenActions = (tokens: () => ActionTokens | undefined, store: DurableStore["Service"]): WebActions => ({
+const tokenActions = (served: () => ServedTokens | undefined, store: DurableStore["Service"]): WebActions => ({
   redeem: (token) => {
-    const made = tokens()
-    return made === undefined
-      ? Effect.succeed(undefined)
-      : made.redeem(token, (askId) => Effect.map(store.find(askId), (record) => record?.status === "pending"))
+    const running = served()
+    if (running === undefined) return Effect.succeed(undefined)
+    return running.tokens.redeem(token, (askId) =>
+      Effect.zipWith(
+        Effect.map(store.find(askId), (record) => record?.status === "pending"),
+        Effect.map(running.onPage, (pending) => pending.some((ask) => ask.askId === askId)),
+        (inStore, onPage) => inStore && onPage
+      ))
   }
 })
 
@@ -95,7 +107,7 @@ export const startRemoteInbox = (
     const publicUrl = Option.getOrUndefined(flags.publicUrl)
     const host = Option.getOrElse(flags.host, () => publicUrl === undefined ? "0.0.0.0" : "127.0.0.1")
     const port = Option.getOrElse(flags.port, () => defaultRemotePort)
-    let tokens: ActionTokens | undefined
+    let served: ServedTokens | undefined
     const { WebProvider } = yield* Effect.promise(() => import("../web/WebProvider.js"))
     const context = yield* Layer.build(WebProvider.layer({
       host,
@@ -103,7 +115,7 @@ export const startRemoteInbox = (
       review: flags.review,
       claims,
       access: deviceAccess(inbox.devices),
-      actions: tokenActions(() => tokens, store),
+      actions: tokenActions(() => served, store),
       askTimes: inboxAskTimes(store),
       ...(certificate === undefined ? {} : { tls: { cert: certificate.cert, key: certificate.key } }),
       ...(publicUrl === undefined ? {} : { publicUrl })
@@ -120,7 +132,8 @@ export const startRemoteInbox = (
     const web = Context.get(context, WebProvider)
     const base = web.url
     // A key of this run's own, in memory only: a button outlives neither the run nor its address (decision 142).
-    tokens = makeActionTokens(base)
+    const tokens = makeActionTokens(base)
+    served = { tokens, onPage: web.pending }
     yield* inbox.devices.announce(base)
     // The first line on stderr: scripts wait for it to learn the address, people to check the certificate.
     process.stderr.write(

@@ -9,7 +9,8 @@
  *
  * A token is single use (`ActionTokens.redeem` consumes it) and valid only
  * while its ask is pending: a press after the ask settled or expired, a
- * replayed press, a forged or altered token all redeem to nothing.
+ * replayed press, a forged or altered token all redeem to nothing. A press
+ * while the ask cannot be answered uses nothing up.
  *
  * @since 0.3.0
  */
@@ -147,10 +148,10 @@ export const makeActionTokens = (base: string, key: Uint8Array = randomBytes(32)
       Effect.gen(function*() {
         const claim = verifyAction(key, token, (nonce) => issued.get(nonce))
         if (claim === undefined) return undefined
-        // Used from here on, before anything waits: a second press racing the first finds it
-        // gone; and a token whose ask is settled is of no use again either.
-        issued.delete(token.slice(0, token.indexOf(".")))
+        // Not yet answerable (the page has not got the ask yet) or no longer: nothing is used up.
         if (!(yield* isPending(claim.askId))) return undefined
+        // Used from here on: of two presses racing past the check, one finds it gone.
+        if (!issued.delete(token.slice(0, token.indexOf(".")))) return undefined
         return { askId: claim.askId, label: claim.label, by: { id: `ntfy:${claim.topic}` }, surface: "ntfy" as const }
       })
   }
