@@ -7,7 +7,6 @@
  * @since 0.2.0
  */
 import { existsSync } from "node:fs"
-import { homedir } from "node:os"
 import { join } from "node:path"
 import * as Duration from "effect/Duration"
 import * as Cause from "effect/Cause"
@@ -40,9 +39,11 @@ import { askAndPrintAnswer } from "./answerOutput.js"
 import { answersFromFile, readAnswersFile } from "./answersFile.js"
 import { ExitCode, WithExitCode } from "./exitCodes.js"
 import { providerFor } from "./providerFor.js"
-import { inboxClaims } from "./inboxClaims.js"
+import { inboxAskTimes, inboxClaims } from "./inboxClaims.js"
+import { stateHome } from "./stateHome.js"
 import { durableStderr } from "./stderrLog.js"
 import { type CannotWrite, writeStdout } from "./stdout.js"
+import type { RemoteFlags } from "./remoteFlags.js"
 import { type SlackFlags, slackSettings } from "./slackFlags.js"
 import type { EmailFlags } from "./emailFlags.js"
 import type { WebFlags } from "./webFlags.js"
@@ -67,8 +68,7 @@ export const storeUrl = (flag: Option.Option<string>): string =>
   Option.getOrElse(flag, () => {
     const fromEnv = process.env.ASK_USER_STORE
     if (fromEnv !== undefined && fromEnv !== "") return fromEnv
-    const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state")
-    return `sqlite:${join(state, "ask-user", "asks.db")}`
+    return `sqlite:${join(stateHome(), "ask-user", "asks.db")}`
   })
 
 /**
@@ -111,7 +111,13 @@ const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, Inv
 const quietEngine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provideService(References.MinimumLogLevel, "Warn"), Effect.provide(durableStderr))
 
-const withInbox = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+/**
+ * Runs `effect` with the inbox of the store at `url` (an answerer's: it
+ * runs no asks), the engine's log quietened.
+ *
+ * @since 0.3.0
+ */
+export const withInbox = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provide(DurableInbox.layer.pipe(Layer.provideMerge(storeLayer(url, false)))), quietEngine)
 
 /**
@@ -126,7 +132,8 @@ const withInboxOf = (url: string, id: string) => <A, E, R>(effect: Effect.Effect
     : withInbox(url)(effect)
 }
 
-const printLine = (what: string, value: unknown) => writeStdout(what, `${inertJson(value)}\n`)
+/** Prints `value` as one inert JSON line on stdout. @since 0.3.0 */
+export const printLine = (what: string, value: unknown) => writeStdout(what, `${inertJson(value)}\n`)
 
 /**
  * One warning line on stderr for each pending row the store cannot read
@@ -247,8 +254,13 @@ export const awaitStatus = (config: {
  */
 export const pending = (config: { readonly store: Option.Option<string> }) => listing(config.store, listPending)
 
-/** A listing of the store: nothing, and no store created, when it is a SQLite file that does not exist yet. */
-const listing = <E>(store: Option.Option<string>, list: Effect.Effect<void, E, DurableStore>) =>
+/**
+ * A listing of the store: nothing, and no store created, when it is a
+ * SQLite file that does not exist yet.
+ *
+ * @since 0.3.0
+ */
+export const listing = <E>(store: Option.Option<string>, list: Effect.Effect<void, E, DurableStore | DurableInbox>) =>
   Effect.flatMap(checkedUrl(storeUrl(store)), (url) => {
     const file = sqlitePath(url)
     if (file !== undefined && file !== ":memory:" && !existsSync(file)) return Effect.void
@@ -345,7 +357,7 @@ export const answer = (
       // INVALID_ANSWER, but a bad input here, like a bad file: exit 2 (SPEC), not 1 as for an ask.
       Effect.catchTag("InvalidAnswer", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.badRequest })))
     )
-    // Said once it is recorded: a label mistyped beyond its case reads as the person's own words.
+    // Said once it is recorded: a label mistyped chatAndMail its case reads as the person's own words.
     for (const notice of notices) process.stderr.write(`ask-user: ${sanitizeLine(notice)}\n`)
   }).pipe(withInboxOf(storeUrl(config.store), config.id))
 
@@ -369,12 +381,13 @@ export const status = (config: { readonly store: Option.Option<string>; readonly
   )
 
 /**
- * `ask-user inbox [--web] [--terminal]`: serve pending asks until interrupted.
+ * `ask-user inbox [--web [--remote]] [--terminal]`: serve pending asks until
+ * interrupted; with `--remote`, over HTTPS to paired devices (`remoteInbox.ts`).
  *
  * @since 0.2.0
  */
 export const inbox = (
-  config: WebFlags & Partial<SlackFlags> & {
+  config: WebFlags & Partial<RemoteFlags> & Partial<SlackFlags> & {
     readonly store: Option.Option<string>
     readonly bell: boolean
     readonly plain?: boolean
@@ -387,24 +400,47 @@ export const inbox = (
     const store = yield* DurableStore
     warn((yield* store.scan).unreadable)
     const inbox = yield* DurableInbox
-    // Before serving, so the first asks are announced as they are shown. No link yet: the loopback
-    // page's address carries its access token and no phone can reach it (decision 133).
+    // The web page claims what it shows, but not beside this terminal: both are this one person's,
+    // and the page's claim would refuse their own answer here.
+    const claims = config.terminal ? undefined : inboxClaims(store)
+    // The remote inbox first: its address is what notifications link to, and its buttons' tokens.
+    const remote = config.web && config.remote === true
+      ? yield* Effect.flatMap(
+        Effect.promise(() => import("./remoteInbox.js")),
+        ({ startRemoteInbox }) =>
+          startRemoteInbox({
+            remote: true,
+            tlsCert: config.tlsCert ?? Option.none(),
+            tlsKey: config.tlsKey ?? Option.none(),
+            publicUrl: config.publicUrl ?? Option.none(),
+            host: config.host,
+            port: config.port,
+            review: config.review
+          }, inbox, store, claims)
+      )
+      : undefined
+    // Before serving, so the first asks are announced as they are shown. Links only to a remote
+    // inbox: the loopback page's address carries its access token and no phone can reach it (decision 133).
     if (config.notifyTargets !== undefined && config.notifyTargets.length > 0) {
-      yield* Effect.orDie(inbox.notify(config.notifyTargets.map(parseTarget), {
-        remind: Option.getOrUndefined(config.remind ?? Option.none())
+      yield* Effect.orDie(inbox.notify(config.notifyTargets.map((text) => parseTarget(text, remote?.actions)), {
+        remind: Option.getOrUndefined(config.remind ?? Option.none()),
+        link: remote?.link
       }))
     }
     // Ctrl+C on a prompt (the surface's own AskAborted) quits the inbox, as it quits `ask-user`:
     // that ask, and every other, stays pending.
     const quit = yield* Deferred.make<void>()
-    // The web page claims what it shows, but not beside this terminal: both are this one person's,
-    // and the page's claim would refuse their own answer here.
-    const claims = config.terminal ? undefined : inboxClaims(store)
+    const flags = { ...config, answers: Option.none() }
+    const provider = remote === undefined
+      ? providerFor(flags, { requestOnStdin: false, claims, askTimes: inboxAskTimes(store) })
+      : config.terminal
+      ? FanoutProvider.layer(remote.surface, providerFor({ ...flags, web: false }, { requestOnStdin: false }))
+      : remote.surface
     const local = Layer.effect(UserInteractionProvider, Effect.map(UserInteractionProvider, quitsOnCtrlC(quit))).pipe(
-      Layer.provide(providerFor({ ...config, answers: Option.none() }, { requestOnStdin: false, claims }))
+      Layer.provide(provider)
     )
-    const remote = remoteSurfaces(config, store)
-    const surface = combine(remote.length === 0 || config.web || config.terminal ? [local, ...remote] : remote)
+    const chatAndMail = chatAndMailSurfaces(config, store)
+    const surface = combine(chatAndMail.length === 0 || config.web || config.terminal ? [local, ...chatAndMail] : chatAndMail)
     const quitting = Effect.andThen(
       Deferred.await(quit),
       // Exit 130 as for any Ctrl+C, but without ASK_ABORTED's code: here no ask was withdrawn.
@@ -413,7 +449,7 @@ export const inbox = (
       )
     )
     // With --web, --slack or --email, the page, the channel or the mailbox can answer as long as the inbox runs.
-    if (config.web || remote.length > 0 || process.stdin.isTTY === true) {
+    if (config.web || chatAndMail.length > 0 || process.stdin.isTTY === true) {
       yield* inbox.serve(surface)
       return yield* quitting
     }
@@ -433,11 +469,11 @@ export const inbox = (
 type InboxSurface = Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed>
 
 /**
- * The surfaces beyond this machine the inbox serves: the Slack channel (its
+ * The surfaces chatAndMail this machine's terminal and page the inbox serves: the Slack channel (its
  * presses claiming the ask in the store first) and the mailbox. Their SDKs
  * load only when asked for.
  */
-const remoteSurfaces = (
+const chatAndMailSurfaces = (
   config: Partial<SlackFlags> & Partial<EmailFlags>,
   store: DurableStore["Service"]
 ): ReadonlyArray<InboxSurface> => {

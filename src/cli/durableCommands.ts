@@ -20,6 +20,7 @@ import { isTarget, targetForms } from "../notify/targetName.js"
 import { emailFlagProblem, emailFlags } from "./emailFlags.js"
 import { refuse, webOnlyFlag } from "./flagRules.js"
 import * as Options from "./options.js"
+import { remoteFlagRule, remoteFlags } from "./remoteFlags.js"
 import { slackFlagProblem, slackFlags } from "./slackFlags.js"
 import { webFlags } from "./webFlags.js"
 
@@ -208,10 +209,12 @@ const inboxCommand = Command.make("inbox", {
   notifyTargets,
   remind,
   ...webFlags,
+  ...remoteFlags,
   ...slackFlags,
   ...emailFlags
 }, (config) => Effect.flatMap(handlers, (h) => h.inbox(config))).pipe(
   Command.validate(refuse(webOnlyFlag)),
+  Command.validate(refuse(remoteFlagRule)),
   Command.validate(refuse(slackFlagProblem)),
   Command.validate(refuse(emailFlagProblem)),
   Command.validate(refuse((flags: { readonly notifyTargets: ReadonlyArray<string>; readonly remind: Option.Option<unknown> }) =>
@@ -219,7 +222,8 @@ const inboxCommand = Command.make("inbox", {
   )),
   Command.withDescription(
     "Serve the pending durable asks, and new ones, to a human until interrupted: on the terminal, or with --web in a " +
-      "web page (--web --terminal: both), in a Slack channel with --slack (with --web or --terminal: there too), or by mail with --email."
+      "web page (--web --terminal: both; --web --remote: over HTTPS for paired phones, see ask-user pair), in a " +
+      "Slack channel with --slack, or by mail with --email (several of these: each serves every ask, the first answer wins)."
   )
 )
 

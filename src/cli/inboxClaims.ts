@@ -5,13 +5,16 @@
  * minutes, renewed while the page holds the ask open; it learns of claims
  * taken elsewhere (`ask-user answer` on another machine, another inbox) from
  * the store's pending asks. The claims live in the store, so every other
- * answerer of the ask is held to them.
+ * answerer of the ask is held to them. Also the asks' times, from the store:
+ * the page shows a durable ask's age and time left, and it may have waited
+ * for days before this inbox showed it.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import { defaultClaimTtlMillis, isLive } from "../durable/claims.js"
 import type { DurableStore } from "../durable/DurableStore.js"
+import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import type { HeldClaim, WebClaims } from "../web/WebClaims.js"
 
 /** The claims of `store`'s pending asks, read on the database's clock. */
@@ -26,3 +29,12 @@ export const inboxClaims = (store: DurableStore["Service"]): WebClaims => ({
     return claimed.flatMap((ask): Array<HeldClaim> => isLive(ask.claim, now) ? [{ askId: ask.id, claim: ask.claim }] : [])
   })
 })
+
+/** When each of `store`'s asks was asked and when it expires: the web provider's `askTimes`. */
+export const inboxAskTimes = (store: DurableStore["Service"]) => (request: AskUserQuestionRequest) =>
+  request.id === undefined
+    ? Effect.succeed(undefined)
+    : Effect.map(store.find(request.id), (record) =>
+      record === undefined
+        ? undefined
+        : { askedAt: record.askedAt, ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }) })

@@ -23,6 +23,7 @@ import { packageVersion } from "../internal/packageVersion.js"
 import { webFlags } from "./webFlags.js"
 import { acpCommand } from "./acpCommand.js"
 import { demoCommand } from "./demoCommand.js"
+import { devicesCommands } from "./devicesCommands.js"
 import { durableCommands, durableFlags } from "./durableCommands.js"
 import { exitCodeForCause, printFailure } from "./exitCodes.js"
 import { inapplicableFlag, refuse } from "./flagRules.js"
@@ -55,11 +56,11 @@ const askUser = Command.make("ask-user", {
       "Exit status: 0 answered, 1 other failure, 2 bad request or command line, 3 cancelled or declined, 4 timeout, " +
       "7 the request's answerableBy does not allow who is answering, " +
       "128 + n on signal n (130 Ctrl+C or SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT), 141 stdout's reader gone;\n" +
-      "durable commands: 5 not pending, 6 unknown id, 7 not allowed (answerableBy), 8 claimed by someone else."
+      "durable commands: 5 not pending, 6 unknown id (devices revoke: no such device), 7 not allowed (answerableBy), 8 claimed by someone else."
   ),
   // A flag that cannot apply is a usage error (exit 2), not silently ignored.
   Command.validate(refuse(inapplicableFlag)),
-  Command.withSubcommands([demoCommand, acpCommand, mcpCommand, ...durableCommands])
+  Command.withSubcommands([demoCommand, acpCommand, mcpCommand, ...durableCommands, ...devicesCommands])
 )
 
 const main = Command.run(askUser, { version: packageVersion }).pipe(

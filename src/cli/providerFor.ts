@@ -6,7 +6,7 @@
  */
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { webProviderFor } from "./webCommandLine.js"
+import { type InboxHooks, webProviderFor } from "./webCommandLine.js"
 import type { WebFlags } from "./webFlags.js"
 import * as TerminalProvider from "../terminal/TerminalProvider.js"
 import type { InvalidRequest, ProviderFailed } from "../UserInteractionError.js"
@@ -45,6 +45,8 @@ export interface ProviderContext {
   readonly requestOnStdin: boolean
   /** The durable inbox's claims, which its web page takes and shows (`ask-user inbox --web`). @since 0.3.0 */
   readonly claims?: WebClaims | undefined
+  /** The durable inbox's asks' times, for the page's ages and times left. @since 0.3.0 */
+  readonly askTimes?: InboxHooks["askTimes"]
 }
 
 /**
@@ -67,6 +69,6 @@ export const providerFor = (
     allowPipedSecrets: flags.allowPipedSecrets,
     ...(flags.plain === true ? { mode: "plain" as const } : {})
   })
-  if (flags.web === true) return webProviderFor(flags, terminal, context.claims)
+  if (flags.web === true) return webProviderFor(flags, terminal, { claims: context.claims, askTimes: context.askTimes })
   return terminal
 }

@@ -12,16 +12,19 @@ import * as Option from "effect/Option"
 import { FanoutProvider } from "../FanoutProvider.js"
 import { ProviderFailed } from "../UserInteractionError.js"
 import type { UserInteractionProvider } from "../UserInteractionProvider.js"
-import type { WebClaims } from "../web/WebClaims.js"
+import type { WebProviderOptions } from "../web/WebProvider.js"
 import type { WebFlags } from "./webFlags.js"
 
 /** The web flags, and `--review`. */
 type WebProviderFlags = Partial<WebFlags> & { readonly review?: boolean | undefined }
 
+/** What a durable inbox gives the page: its claims, and its asks' times. */
+export type InboxHooks = Pick<WebProviderOptions, "claims" | "askTimes">
+
 /** The web provider for these flags; a server that cannot start is `ProviderFailed`. */
 const announcedWebProvider = (
   flags: WebProviderFlags,
-  claims: WebClaims | undefined
+  inbox: InboxHooks | undefined
 ): Layer.Layer<UserInteractionProvider, ProviderFailed> =>
   Layer.effectContext(Effect.gen(function*() {
     // Loaded here, not at start-up: the terminal-only modes never need the HTTP stack.
@@ -31,7 +34,8 @@ const announcedWebProvider = (
       host: Option.getOrUndefined(flags.host ?? Option.none()),
       token: Option.getOrUndefined(flags.token ?? Option.none()),
       review: flags.review,
-      claims
+      claims: inbox?.claims,
+      askTimes: inbox?.askTimes
     }
     const context = yield* Layer.build(WebProvider.layer(options)).pipe(
       Effect.mapError((error) =>
@@ -51,13 +55,14 @@ const announcedWebProvider = (
 /**
  * `--web`: the web provider; `--web --terminal`: the web page and `terminal`
  * at once (built in that order, so the URL line comes before any prompt).
- * `claims`: the durable inbox's, which the page takes and shows.
+ * `inbox`: the durable inbox's claims, which the page takes and shows, and
+ * its asks' times.
  */
 export const webProviderFor = <E>(
   flags: WebProviderFlags,
   terminal: Layer.Layer<UserInteractionProvider, E>,
-  claims?: WebClaims
+  inbox?: InboxHooks
 ): Layer.Layer<UserInteractionProvider, ProviderFailed | E> =>
   flags.terminal === true
-    ? FanoutProvider.layer(announcedWebProvider(flags, claims), terminal)
-    : announcedWebProvider(flags, claims)
+    ? FanoutProvider.layer(announcedWebProvider(flags, inbox), terminal)
+    : announcedWebProvider(flags, inbox)

@@ -43,6 +43,7 @@ import { durableRequestProblem, outcomeResult, refuseOtherQuestions, settledOutc
 import type { Outcome } from "./AskWorkflow.js"
 import { defaultClaimTtlMillis, isLive, maxClaimTtlMillis } from "./claims.js"
 import { type AskRecord, type AskStatus, DurableStore, notPendingMessage } from "./DurableStore.js"
+import type { PairedDevices } from "./devices.js"
 import type { HistoryOptions } from "./history.js"
 import { notifyChanges, type NotifyOptions } from "./notify.js"
 import type { NotifyTarget } from "../notify/NotifyTarget.js"
@@ -282,6 +283,16 @@ export class DurableInbox extends Context.Service<DurableInbox, {
     targets: ReadonlyArray<NotifyTarget>,
     options?: NotifyOptions
   ) => Effect.Effect<void, InvalidRequest, Scope.Scope>
+  /**
+   * The devices that may reach a remote inbox on this store, and the codes
+   * that pair them: make a code, redeem one for a device and its
+   * credential, authenticate a credential, list and revoke devices. Kept in
+   * the store (codes and credentials only hashed), so `ask-user pair` and
+   * `ask-user devices revoke` in another process reach the running inbox.
+   *
+   * @since 0.3.0
+   */
+  readonly devices: PairedDevices
 }>()("effect-user-interaction/durable/DurableInbox") {
   /** @since 0.2.0 */
   static readonly layer: Layer.Layer<DurableInbox, never, DurableStore> = Layer.effect(
@@ -471,6 +482,7 @@ export class DurableInbox extends Context.Service<DurableInbox, {
           })),
         serve,
         notify: (targets, options) => notifyChanges(changes, targets, options),
+        devices: store.devices,
         claim: (id, by, options) => Effect.flatMap(claimTtl(options?.ttl), (ttl) => store.claim(id, by, ttl)),
         release: (id, by) => store.release(id, by),
         history: (options) =>

@@ -44,8 +44,10 @@ import {
   type SettledStatus
 } from "./AskWorkflow.js"
 import { makeClaims } from "./claims.js"
+import { makeDevices, type PairedDevices } from "./devices.js"
 import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
 import { asksTable, migrateStore } from "./migrations.js"
+import { makePairing } from "./pairing.js"
 import { type AskClaim, type DurableReceipt, readReceipt, type SettleOptions } from "./receipts.js"
 import { retryUnlessLocked, retryWhileLocked, storeFaultsAsFailures } from "./retryWhileLocked.js"
 import { isDamagedStore, storeFaultWords } from "./storeFault.js"
@@ -162,6 +164,8 @@ export class DurableStore extends Context.Service<DurableStore, {
   readonly databaseNow: Effect.Effect<Date>
   /** Settled asks, newest first, and the settled rows that cannot be read. @since 0.3.0 */
   readonly history: (options?: HistoryOptions) => Effect.Effect<HistoryScan>
+  /** Pairing codes and paired devices (`devices.ts`, `pairing.ts`). @since 0.3.0 */
+  readonly devices: PairedDevices
 }>()("effect-user-interaction/durable/DurableStore") {
   /**
    * The store at `url`: `sqlite:PATH` (a file, created with its tables on
@@ -526,7 +530,19 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
     dieNamingStore
   )
   const activities = yield* AskActivities
+  const deviceOps = makeDevices(sql)
+  const pairing = makePairing(sql, deviceOps)
+  const devices: PairedDevices = {
+    newCode: dieNamingStore(pairing.newCode),
+    pair: (code, name) => dieNamingStore(pairing.pair(code, name)),
+    authenticate: (credential) => dieNamingStore(deviceOps.authenticate(credential)),
+    list: dieNamingStore(deviceOps.list),
+    revoke: (idOrName) => dieNamingStore(deviceOps.revoke(idOrName)),
+    remoteInbox: dieNamingStore(pairing.remoteInbox),
+    announce: (url) => dieNamingStore(pairing.announce(url))
+  }
   return DurableStore.of({
+    devices,
     submit: (ask) => {
       const payload = payloadOf(ask)
       return AskWorkflow.execute(payload, { discard: true }).pipe(

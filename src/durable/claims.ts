@@ -38,8 +38,13 @@ export const defaultClaimTtlMillis = 2 * 60 * 1000
  */
 export const maxClaimTtlMillis = 24 * 60 * 60 * 1000
 
-/** The database's clock in epoch milliseconds, as an SQL expression. */
-const databaseMillis = (sql: SqlClient.SqlClient) =>
+/**
+ * The database's clock in epoch milliseconds, as an SQL expression: what
+ * times claims and pairing codes, whichever machine runs the statement.
+ *
+ * @since 0.3.0
+ */
+export const databaseMillis = (sql: SqlClient.SqlClient) =>
   sql.onDialectOrElse({
     pg: () => sql.literal("(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT"),
     orElse: () => sql.literal("CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)")

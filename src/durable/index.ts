@@ -24,6 +24,8 @@ export {
   type UnreadableAsk
 } from "./DurableStore.js"
 export type { NotifyOptions } from "./notify.js"
+export { type Device, deviceNameProblem, maxDeviceNameLength, type NewDevice, type PairedDevices } from "./devices.js"
+export { codeAlphabet, codeLength, codeTtlMillis, maxWrongTries, type PairingCode, PairingRefused } from "./pairing.js"
 export { expiresInProblem, maxExpiresIn } from "./expiry.js"
 export type { HistoryOptions, HistoryScan } from "./history.js"
 export {

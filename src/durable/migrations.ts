@@ -22,13 +22,38 @@ import { Migrator, SqlClient, SqlError } from "effect/sql"
  */
 export const asksTable = "ask_user_asks"
 
+/**
+ * The paired devices: id, name, the hash of the credential, when paired,
+ * last seen and revoked (decision 140).
+ *
+ * @since 0.3.0
+ */
+export const devicesTable = "ask_user_devices"
+
+/**
+ * The pairing codes, by the hash of the code: when made, until when valid,
+ * when used or voided.
+ *
+ * @since 0.3.0
+ */
+export const pairingCodesTable = "ask_user_pairing_codes"
+
+/**
+ * Small named values the inbox shares between processes: the count of
+ * wrong pairing tries, the running remote inbox's address.
+ *
+ * @since 0.3.0
+ */
+export const inboxStateTable = "ask_user_inbox_state"
+
 /** Where the applied steps are recorded. */
 const migrationsTable = "ask_user_migrations"
 
 /**
  * The steps, by number. 1 is the table as the first durable release made it
  * (`IF NOT EXISTS`: a store from that release has it already); 2 adds the
- * receipt of a settled ask and the claim on a pending one.
+ * receipt of a settled ask and the claim on a pending one; 3 the paired
+ * devices, the pairing codes and the inbox's shared state.
  */
 const steps = {
   "1_asks_table": Effect.gen(function*() {
@@ -51,6 +76,32 @@ const steps = {
     for (const column of ["receipt TEXT", "claim_by_id TEXT", "claim_by_name TEXT", "claim_until BIGINT"]) {
       yield* sql.unsafe(`ALTER TABLE ${asksTable} ADD COLUMN ${column}`)
     }
+  }),
+  "3_devices_and_pairing": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${devicesTable} (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      credential_hash TEXT NOT NULL,
+      paired_at BIGINT NOT NULL,
+      last_seen_at BIGINT,
+      revoked_at BIGINT
+    )`)
+    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${pairingCodesTable} (
+      code_hash TEXT PRIMARY KEY,
+      created_at BIGINT NOT NULL,
+      expires_at BIGINT NOT NULL,
+      used_at BIGINT,
+      voided_at BIGINT
+    )`)
+    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${inboxStateTable} (
+      name TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      until BIGINT
+    )`)
+    // The count of wrong pairing tries exists from the start, so that every try locks one row.
+    yield* sql.unsafe(`INSERT INTO ${inboxStateTable} (name, value) VALUES ('pairing_wrong_tries', '0')
+      ON CONFLICT (name) DO NOTHING`)
   })
 } satisfies Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>
 

@@ -4,6 +4,17 @@
  *
  * @since 0.3.0
  */
+export {
+  type ActionButton,
+  type ActionClaim,
+  actionLabels,
+  type ActionTokens,
+  makeActionTokens,
+  maxActionOptions,
+  type RedeemedClaim,
+  signAction,
+  verifyAction
+} from "./actions.js"
 export { desktop } from "./desktop.js"
 export {
   deliver,
