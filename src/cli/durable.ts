@@ -357,7 +357,7 @@ export const answer = (
       // INVALID_ANSWER, but a bad input here, like a bad file: exit 2 (SPEC), not 1 as for an ask.
       Effect.catchTag("InvalidAnswer", (error) => Effect.fail(new WithExitCode({ error, exitCode: ExitCode.badRequest })))
     )
-    // Said once it is recorded: a label mistyped chatAndMail its case reads as the person's own words.
+    // Said once it is recorded: a label mistyped beyond its case reads as the person's own words.
     for (const notice of notices) process.stderr.write(`ask-user: ${sanitizeLine(notice)}\n`)
   }).pipe(withInboxOf(storeUrl(config.store), config.id))
 
@@ -469,7 +469,7 @@ export const inbox = (
 type InboxSurface = Layer.Layer<UserInteractionProvider, InvalidRequest | ProviderFailed>
 
 /**
- * The surfaces chatAndMail this machine's terminal and page the inbox serves: the Slack channel (its
+ * The chat and mail surfaces the inbox serves: the Slack channel (its
  * presses claiming the ask in the store first) and the mailbox. Their SDKs
  * load only when asked for.
  */
