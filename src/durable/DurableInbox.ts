@@ -464,6 +464,11 @@ export class DurableInbox extends Context.Service<DurableInbox, {
             Stream.runForEach((change) =>
               change._tag === "Asked"
                 ? FiberMap.run(asking, change.ask.id, askOne(change.ask), { onlyIfMissing: true })
+                // Settled through this inbox's own gate: its surfaces are ending it themselves, and a
+                // fan-out tells its other members who won (taken down from here, they would only
+                // learn that the ask was withdrawn).
+                : recorded.has(change.id)
+                ? Effect.void
                 : Effect.gen(function*() {
                   const fiber = serving.get(change.id)
                   // Who settled it, from its receipt, so the surface can name them ("Answered by Ana …").
