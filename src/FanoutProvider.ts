@@ -17,7 +17,8 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import type { Answerer } from "./Answerer.js"
@@ -165,12 +166,27 @@ const fanout = (providers: ReadonlyArray<Provider>): Provider => ({
         })
         for (const other of entrants) if (other !== self) other.interruptUnsafe(undefined, elsewhere)
       }
-      return Effect.raceAll(providers.map((provider) =>
+      const race = Effect.raceAll(providers.map((provider) =>
         Effect.withFiber((self) => {
           entrants.push(self)
           return Effect.tap(entrant(provider, request, gate), (verdict) => Effect.sync(() => decide(self, verdict)))
         })
-      )).pipe(
+      ))
+      // The race runs in a fiber of its own, so that when this ask is taken down (settled in another
+      // process, timed out, closed) each surface is told why before it comes down: interrupted
+      // with the reason this ask was given, not the bare interruption the race would pass on.
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.forkChild(race, { startImmediately: true }), (racing) =>
+          restore(Fiber.join(racing)).pipe(
+            Effect.onExit((exit) => {
+              if (Exit.isSuccess(exit) || !Cause.hasInterrupts(exit.cause)) return Effect.void
+              const reason = exit.cause.reasons.find(Cause.isInterruptReason)
+              const annotations = reason === undefined ? undefined : Context.makeUnsafe<never>(reason.annotations)
+              for (const member of entrants) member.interruptUnsafe(undefined, annotations)
+              return Effect.asVoid(Fiber.await(racing))
+            })
+          ))
+      ).pipe(
         Effect.catchCause(allFailed),
         Effect.flatMap(fromVerdict)
       )

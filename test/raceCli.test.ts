@@ -113,6 +113,18 @@ describe("ask-user inbox --slack --email", { timeout: 300_000 }, () => {
     }
   })
 
+  it("an answer from another process: both surfaces come down saying who answered", async () => {
+    const { asker, ts, before } = await asked("answered-elsewhere")
+    const answer = await run(["answer", "answered-elsewhere", store.file("no.json", { answers: [{ id: "q", selected: ["No"] }] }), "--store", store.url])
+    expect(answer.code).toBe(0)
+    expect(await asker.exited).toBe(0)
+    const report = JSON.parse((await run(["status", "answered-elsewhere", "--store", store.url])).stdout)
+    const who = report.receipt.by.name ?? report.receipt.by.id
+    await slack.until(() => shown(ts).includes(`Answered by ${who} in another process.`), "the message naming who answered")
+    const told = (await mail.untilHumanMail(before + 2))[before + 1]!
+    expect(told.text).toBe(`Answered by ${who} in another process.\n`)
+  })
+
   it("a mail reply after a Slack press settled the ask: a mail back says it is no longer waiting, and the record stays Ana's", async () => {
     const { asker, ts, ask, before } = await asked("pressed-first")
     await slack.press(ts, "Yes", ana)
