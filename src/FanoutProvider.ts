@@ -5,7 +5,9 @@
  * prompts come down before the ask returns; they learn where the ask was
  * settled (`SettledElsewhere`), and the seam reports that member's `name` as
  * the ask's `surface`. A member whose human answered at the same moment
- * learns it lost through the ask's `OutcomeGate` (see `settleFirst`).
+ * learns it lost through the ask's `OutcomeGate` (see `settleFirst`); when
+ * the whole ask is taken down, every member learns why (`SettledElsewhere`,
+ * `AskInterruption`).
  *
  * ```ts
  * const both = FanoutProvider.layer(TerminalProvider.layer(), WebProvider.layer())

@@ -8,12 +8,13 @@
  * the test's, not the machine's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { type Cause, Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import {
   type Answerer,
   AskCancelled,
   type AskUserQuestionRequest,
   FanoutProvider,
+  interruptionReason,
   markAnswerer,
   type ProviderAnswer,
   settledElsewhere,
@@ -189,6 +190,24 @@ describe("OutcomeGate under DurableInbox.serve", { timeout: 60_000 }, () => {
 })
 
 describe("OutcomeGate in a fan-out", { timeout: 60_000 }, () => {
+  it("a fan-out taken down (the seam's timeout) tells every member why, as a lone provider would be told", () =>
+    Effect.gen(function*() {
+      const ended = yield* Effect.all([Deferred.make<Cause.Cause<unknown>>(), Deferred.make<Cause.Cause<unknown>>()])
+      const waiting = (name: string, end: Deferred.Deferred<Cause.Cause<unknown>>) =>
+        Layer.succeed(
+          UserInteractionProvider,
+          UserInteractionProvider.of({
+            name,
+            ask: () => Effect.never.pipe(Effect.onExit((exit) => Exit.isFailure(exit) ? Deferred.succeed(end, exit.cause) : Effect.void))
+          })
+        )
+      const result = yield* Effect.result(UserInteraction.ask({ ...db, timeout: "1 second" }).pipe(
+        Effect.provide(UserInteraction.layerWith(FanoutProvider.layer(waiting("slack", ended[0]), waiting("email", ended[1]))))
+      ))
+      expect(result._tag === "Failure" && result.failure._tag).toBe("AskTimeout")
+      for (const end of ended) expect(interruptionReason(yield* Deferred.await(end))).toBe("timeout")
+    }).pipe(Effect.runPromise))
+
   it("two surfaces answered at once, round after round: the first through wins, the other is told who won", () =>
     Effect.gen(function*() {
       for (let round = 0; round < 5; round++) {
