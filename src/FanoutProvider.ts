@@ -4,7 +4,10 @@
  * hand. The first answer wins and the other surfaces are interrupted, so their
  * prompts come down before the ask returns; they learn where the ask was
  * settled (`SettledElsewhere`), and the seam reports that member's `name` as
- * the ask's `surface`.
+ * the ask's `surface`. A member whose human answered at the same moment
+ * learns it lost through the ask's `OutcomeGate` (see `settleFirst`); when
+ * the whole ask is taken down, every member learns why (`SettledElsewhere`,
+ * `AskInterruption`).
  *
  * ```ts
  * const both = FanoutProvider.layer(TerminalProvider.layer(), WebProvider.layer())
@@ -16,12 +19,14 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import type { Answerer } from "./Answerer.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "./AskUserQuestion.js"
 import { checkAnswer, checkAnswerer } from "./AskValidation.js"
+import { type Gate, OutcomeGate, type Settling } from "./OutcomeGate.js"
 import {
   answererOf,
   markAnswerer,
@@ -68,8 +73,13 @@ interface Verdict {
  * does not allow wins nothing: that surface is asked again, and the others
  * keep their prompts up.
  */
-const entrant = (provider: Provider, request: AskUserQuestionRequest): Effect.Effect<Verdict, UserInteractionError> =>
+const entrant = (
+  provider: Provider,
+  request: AskUserQuestionRequest,
+  gate: Gate
+): Effect.Effect<Verdict, UserInteractionError> =>
   provider.ask(request).pipe(
+    Effect.provideService(OutcomeGate, gate),
     Effect.flatMap((answer) =>
       Effect.map(
         Effect.fromResult(checkAnswer(request, answer)),
@@ -88,10 +98,39 @@ const entrant = (provider: Provider, request: AskUserQuestionRequest): Effect.Ef
         ? Effect.succeed(verdict)
         : Effect.logWarning(`Refused on ${verdict.surface ?? "a surface"}: ${allowed.failure.message}`).pipe(
           Effect.andThen(Effect.yieldNow),
-          Effect.andThen(Effect.suspend(() => entrant(provider, request)))
+          Effect.andThen(Effect.suspend(() => entrant(provider, request, gate)))
         )
     })
   )
+
+/** Whether an outcome would win the race: it keeps the answer rules, from an answerer `answerableBy` allows. */
+const wins = (request: AskUserQuestionRequest, { by, outcome }: Settling): boolean =>
+  Result.isSuccess(checkAnswerer(request, by)) &&
+  (Result.isFailure(outcome) || Result.isSuccess(checkAnswer(request, outcome.success)))
+
+/**
+ * The gate of one ask's members: an outcome the gate outside lets through
+ * (the durable inbox's record, say) and that would win is the first, and
+ * every later one is told it lost to it, even one whose human had already
+ * answered when the first went through (decision 160).
+ */
+const raceGate = (outer: Gate, request: AskUserQuestionRequest): Gate => {
+  let first: SettledElsewhere["Service"] | undefined
+  return {
+    pass: (settling) =>
+      Effect.map(outer.pass(settling), (settledFirst) => {
+        if (settledFirst !== undefined || first !== undefined) return settledFirst ?? first
+        if (wins(request, settling)) {
+          first = {
+            surface: settling.surface,
+            outcome: Result.isSuccess(settling.outcome) ? "answered" : settling.outcome.failure.code,
+            by: settling.by
+          }
+        }
+        return undefined
+      })
+  }
+}
 
 /** When every surface dropped out: the first failure, as a contract error. */
 const allFailed = (cause: Cause.Cause<UserInteractionError>): Effect.Effect<never, UserInteractionError> => {
@@ -113,7 +152,8 @@ const fromVerdict = ({ by, result, surface }: Verdict): Effect.Effect<AskUserQue
  */
 const fanout = (providers: ReadonlyArray<Provider>): Provider => ({
   ask: (request) =>
-    Effect.suspend(() => {
+    Effect.flatMap(OutcomeGate, (outer) => {
+      const gate = raceGate(outer, request)
       const entrants: Array<Fiber.Fiber<unknown, unknown>> = []
       let decided = false
       // The first verdict tells the other entrants before the race ends (the race
@@ -128,12 +168,27 @@ const fanout = (providers: ReadonlyArray<Provider>): Provider => ({
         })
         for (const other of entrants) if (other !== self) other.interruptUnsafe(undefined, elsewhere)
       }
-      return Effect.raceAll(providers.map((provider) =>
+      const race = Effect.raceAll(providers.map((provider) =>
         Effect.withFiber((self) => {
           entrants.push(self)
-          return Effect.tap(entrant(provider, request), (verdict) => Effect.sync(() => decide(self, verdict)))
+          return Effect.tap(entrant(provider, request, gate), (verdict) => Effect.sync(() => decide(self, verdict)))
         })
-      )).pipe(
+      ))
+      // The race runs in a fiber of its own, so that when this ask is taken down (settled in another
+      // process, timed out, closed) each surface is told why before it comes down: interrupted
+      // with the reason this ask was given, not the bare interruption the race would pass on.
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.forkChild(race, { startImmediately: true }), (racing) =>
+          restore(Fiber.join(racing)).pipe(
+            Effect.onExit((exit) => {
+              if (Exit.isSuccess(exit) || !Cause.hasInterrupts(exit.cause)) return Effect.void
+              const reason = exit.cause.reasons.find(Cause.isInterruptReason)
+              const annotations = reason === undefined ? undefined : Context.makeUnsafe<never>(reason.annotations)
+              for (const member of entrants) member.interruptUnsafe(undefined, annotations)
+              return Effect.asVoid(Fiber.await(racing))
+            })
+          ))
+      ).pipe(
         Effect.catchCause(allFailed),
         Effect.flatMap(fromVerdict)
       )

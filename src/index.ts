@@ -48,4 +48,5 @@ export {
   UserInteractionErrorJson
 } from "./AskUserQuestionTool.js"
 export { FanoutProvider } from "./FanoutProvider.js"
+export { type Gate, OutcomeGate, settleFirst, type Settling } from "./OutcomeGate.js"
 export { type OpenSecretPage, SecretPage } from "./SecretPage.js"

@@ -19,6 +19,7 @@ import * as Stream from "effect/Stream"
 import type { Answerer } from "../Answerer.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { checkAnswer, checkAnswerer, decodeRequest } from "../AskValidation.js"
+import { type Gate, OutcomeGate } from "../OutcomeGate.js"
 import { UserInteraction } from "../UserInteraction.js"
 import {
   type AskClaimed,
@@ -362,12 +363,54 @@ export class DurableInbox extends Context.Service<DurableInbox, {
         return Stream.tick(changesInterval).pipe(Stream.mapEffect(() => step), Stream.flattenIterable)
       })
 
+      /** How the ask was settled, when it was answered, cancelled or declined: as its receipt says. */
+      const settledFirst = (id: string) =>
+        Effect.map(store.find(id), (record): SettledElsewhere["Service"] | undefined => {
+          const outcome = record?.status === "answered"
+            ? "answered"
+            : record?.status === "cancelled"
+            ? "ASK_CANCELLED"
+            : record?.status === "declined"
+            ? "ASK_DECLINED"
+            : undefined
+          return outcome === undefined
+            ? undefined
+            : { surface: record?.receipt?.surface ?? "durable", outcome, by: record?.receipt?.by }
+        })
+
+      /**
+       * The gate of a served ask (decision 160): a surface's outcome is
+       * recorded before its ask ends, so a surface whose human answered just
+       * after the ask was settled elsewhere (another process, another
+       * surface) is told who settled it rather than left to think they did.
+       * While someone else holds a claim, the outcome waits for them to
+       * settle or let go. Any other refusal (not allowed, not an answer) is
+       * left to the seam, which refuses it as it would without a gate.
+       */
+      const gate = (id: string, recorded: Set<string>): Gate => ({
+        pass: ({ by, outcome, surface }) => {
+          const as: SettleOptions = { by, surface }
+          const attempt = (): Effect.Effect<SettledElsewhere["Service"] | undefined> =>
+            (Result.isSuccess(outcome)
+              ? answer(id, outcome.success, as)
+              : settle(id, { status: outcome.failure._tag === "AskCancelled" ? "cancelled" : "declined" }, as)).pipe(
+                Effect.andThen(Effect.sync(() => void recorded.add(id))),
+                Effect.catchTag("AskNotPending", () => settledFirst(id)),
+                Effect.catchTag("AskClaimed", () => Effect.andThen(untilUnclaimed(id), Effect.suspend(attempt))),
+                Effect.orElseSucceed(() => undefined)
+              )
+          return attempt()
+        }
+      })
+
       const serve = <E, R>(layer: Layer.Layer<UserInteractionProvider, E, R>) =>
         Effect.gen(function*() {
           // The provider's fiber of each ask served, by ask id: an ask settled elsewhere is taken
           // down there with how it ended, so the surface can say so ("Answered in another
           // process.") rather than read it as the agent's withdrawal.
           const serving = new Map<string, Fiber.Fiber<unknown, unknown>>()
+          // The asks whose outcome was recorded as it passed its surface's gate, before the seam returned it.
+          const recorded = new Set<string>()
           const provider = Context.get(yield* Layer.build(layer), UserInteractionProvider)
           const tracked = UserInteractionProvider.of({
             ...provider,
@@ -375,7 +418,10 @@ export class DurableInbox extends Context.Service<DurableInbox, {
               Effect.withFiber((fiber) => {
                 const id = request.id!
                 serving.set(id, fiber)
-                return Effect.ensuring(provider.ask(request), Effect.sync(() => serving.delete(id)))
+                return provider.ask(request).pipe(
+                  Effect.provideService(OutcomeGate, gate(id, recorded)),
+                  Effect.ensuring(Effect.sync(() => serving.delete(id)))
+                )
               })
           })
           const context = yield* Layer.build(UserInteraction.layerWith(Layer.succeed(UserInteractionProvider, tracked)))
@@ -387,16 +433,19 @@ export class DurableInbox extends Context.Service<DurableInbox, {
               Effect.provideService(UserInteraction, ui),
               Effect.matchEffect({
                 onSuccess: ({ answer, receipt }) =>
-                  record(ask, { status: "answered", answer }, { by: receipt.by, surface: receipt.surface }, tries),
+                  recorded.has(ask.id)
+                    ? Effect.void
+                    : record(ask, { status: "answered", answer }, { by: receipt.by, surface: receipt.surface }, tries),
                 onFailure: (error) =>
-                  error._tag === "AskCancelled" || error._tag === "AskDeclined"
+                  (error._tag === "AskCancelled" || error._tag === "AskDeclined") && !recorded.has(ask.id)
                     ? record(ask, { status: error._tag === "AskCancelled" ? "cancelled" : "declined" }, {
                       by: answererOf(error),
                       surface: surfaceOf(error) ?? provider.name
                     }, tries)
                     // Any other end of the prompt leaves the ask pending for another answerer.
                     : Effect.void
-              })
+              }),
+              Effect.ensuring(Effect.sync(() => recorded.delete(ask.id)))
             )
           // Refused because someone else claimed the ask meanwhile (on another device): it is
           // asked here again once their claim has ended, unless they settle it first.
@@ -426,6 +475,11 @@ export class DurableInbox extends Context.Service<DurableInbox, {
             Stream.runForEach((change) =>
               change._tag === "Asked"
                 ? FiberMap.run(asking, change.ask.id, askOne(change.ask), { onlyIfMissing: true })
+                // Settled through this inbox's own gate: its surfaces are ending it themselves, and a
+                // fan-out tells its other members who won (taken down from here, they would only
+                // learn that the ask was withdrawn).
+                : recorded.has(change.id)
+                ? Effect.void
                 : Effect.gen(function*() {
                   const fiber = serving.get(change.id)
                   // Who settled it, from its receipt, so the surface can name them ("Answered by Ana …").

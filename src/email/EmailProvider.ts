@@ -33,8 +33,9 @@
  * A request with a secret question is sent as a link to the inbox page
  * (`inboxUrl`), where the secret is typed, and fails `ProviderFailed` when
  * there is none: a secret never travels by mail. When an ask is settled
- * elsewhere, the human is told so by mail, and a later reply to it gets a
- * mail back saying it was not used.
+ * elsewhere, the human is told so by mail (also when their reply had
+ * arrived just after: it passes the ask's `OutcomeGate` and is not used),
+ * and a later reply to it gets a mail back saying it was not used.
  *
  * Passwords come from the URLs (`smtp://user:pass@host`) or, when a URL has
  * none, from `smtpPassword` / `imapPassword`, else from the environment
@@ -56,6 +57,7 @@ import type { Answerer } from "../Answerer.js"
 import type { AskUserQuestionRequest } from "../AskUserQuestion.js"
 import { askAs } from "../internal/answeredBy.js"
 import { sanitizeLine } from "../internal/sanitize.js"
+import { settleFirst } from "../OutcomeGate.js"
 import { AskCancelled, AskDeclined, InvalidRequest, ProviderFailed } from "../UserInteractionError.js"
 import {
   describeSurface,
@@ -304,7 +306,8 @@ export const EmailProvider = {
             sentIds.set(messageId, token)
             return yield* send(askMail(request, token, options.inboxUrl), token, { messageId }).pipe(
               // A secret is answered in the inbox: the mail only points there, and this waits to be taken down.
-              Effect.andThen(secret ? Effect.never : Deferred.await(reply)),
+              // A reply counts once through the ask's gate: one that lost to an answer elsewhere is told so below.
+              Effect.andThen(secret ? Effect.never : Deferred.await(reply).pipe(settleFirst("email"))),
               Effect.onExit((exit) =>
                 Effect.suspend(() => {
                   waiting.delete(token)
@@ -316,8 +319,10 @@ export const EmailProvider = {
                   }
                   forget(token, elsewhere === undefined ? "it was withdrawn" : elsewhereText(elsewhere).replace(/\.$/, ""))
                   if (elsewhere === undefined) return Effect.void
-                  // Tell the human, so they do not answer it again; best effort, and brief.
-                  return send(noticeMail(reSubject(askSubject(request, token)), elsewhereText(elsewhere)), token, {
+                  // Tell the human, so they do not answer it again, or that the reply they sent did not
+                  // count; best effort, and brief.
+                  const told = Deferred.isDoneUnsafe(reply) ? `Your reply was not used. ${elsewhereText(elsewhere)}` : elsewhereText(elsewhere)
+                  return send(noticeMail(reSubject(askSubject(request, token)), told), token, {
                     inReplyTo: messageId,
                     references: [messageId],
                     automatic: true

@@ -18,7 +18,9 @@
  * only they see (`chat.postEphemeral`) and nothing is recorded. When the
  * ask settles, here or anywhere else (a fan-out's other surface, the durable
  * inbox), the message is updated to say how and by whom, and its controls
- * go; a press on it after that gets the same line as a notice. A secret
+ * go; a press on it after that gets the same line as a notice, and so does
+ * a press that came just after it settled elsewhere (it passes the ask's
+ * `OutcomeGate`, and is not recorded). A secret
  * question is never answered in Slack: its message links to the web inbox
  * (`inboxUrl`), or, without one, the ask fails `PROVIDER_FAILED` before
  * anything is posted.
@@ -36,6 +38,7 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { type Answerer, answererTitle, isAnswerableBy } from "../Answerer.js"
+import { settleFirst } from "../OutcomeGate.js"
 import type { AskUserQuestionAnswer, AskUserQuestionRequest } from "../AskUserQuestion.js"
 import {
   describeSurface,
@@ -360,9 +363,15 @@ export class SlackProvider extends Context.Service<SlackProvider, {
           const outcome = outcomeOf(exit)
           remember(settled, entry.ref, outcome, rememberedOutcomes)
           const message = settledMessage(entry.request, outcome, Exit.isSuccess(exit) ? exit.value : undefined)
+          // Pressed, but settled elsewhere first: the presser is told their press was not recorded.
+          const lost = Exit.isFailure(exit) && Deferred.isDoneUnsafe(entry.answer) && entry.answering !== undefined &&
+              settledElsewhere(exit.cause) !== undefined
+            ? notice(entry.answering.id.slice("slack:".length), entry.channel, `Not recorded: ${outcome}`)
+            : Effect.void
           return call("chat.update", { channel: entry.channel, ts: entry.ts, text: message.text, blocks: message.blocks }).pipe(
             Effect.timeoutOption("10 seconds"),
             Effect.catch((error) => Effect.logWarning(error.message)),
+            Effect.andThen(lost),
             Effect.asVoid
           )
         })
@@ -397,7 +406,10 @@ export class SlackProvider extends Context.Service<SlackProvider, {
                 answering: undefined
               }
               posted.set(ref, entry)
-              return yield* restore(Deferred.await(entry.answer)).pipe(Effect.onExit((exit) => finish(entry, exit)))
+              // A press counts once through the ask's gate; one that lost to an answer elsewhere is told in `finish`.
+              return yield* restore(Deferred.await(entry.answer).pipe(settleFirst("slack"))).pipe(
+                Effect.onExit((exit) => finish(entry, exit))
+              )
             })
           )
         })
