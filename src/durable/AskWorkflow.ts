@@ -1,8 +1,11 @@
 /**
- * The durable ask as an Effect workflow: publish the pending ask, wait for
- * its settlement (a `DurableDeferred`) or its expiry (a `DurableClock`),
- * record the outcome. The engine replays the body on resume, so the two
- * table writes are activities and everything else is deterministic.
+ * The durable ask as an Effect workflow: wait for its settlement (a
+ * `DurableDeferred`) or its expiry (a `DurableClock`), record an expiry. The
+ * engine replays the body on resume, so the table write is an activity and
+ * everything else is deterministic. The pending row is written by whoever
+ * starts the workflow, before it starts (`DurableStore`): an idempotent
+ * insert needs no activity, and an activity costs the engine a message, a
+ * reply and a lock check (decision 155).
  *
  * The engine carries only how an ask ended, never the answer: the answer is
  * kept once, in the asks table, and read from there (decision 087). The
@@ -44,7 +47,7 @@ export const EngineOutcome = Schema.Struct({ status: SettledStatus })
 /** @since 0.3.0 */
 export type EngineOutcome = typeof EngineOutcome.Type
 
-/** What the workflow's activities do to the asks table (see `AskTable`). */
+/** What the store writes to the asks table for the workflow: the pending row, and an expiry. */
 export class AskActivities extends Context.Service<AskActivities, {
   readonly publish: (ask: {
     readonly id: string
@@ -92,18 +95,8 @@ export const completeSettlement = (executionId: string, outcome: { readonly stat
   DurableDeferred.done(Settlement, { token: settlementToken(executionId), exit: Exit.succeed({ status: outcome.status }) })
 
 /** The workflow's body, registered with the engine by the store. */
-export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(payload, executionId) {
+export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(payload) {
   const activities = yield* AskActivities
-  yield* Activity.make({
-    name: "publish",
-    execute: activities.publish({
-      id: payload.id,
-      executionId,
-      request: payload.request,
-      askedAt: payload.askedAt,
-      expiresInMillis: payload.expiresInMillis
-    })
-  })
   const settled = payload.expiresInMillis === undefined
     ? yield* DurableDeferred.await(Settlement)
     : yield* DurableDeferred.raceAll({
@@ -124,6 +117,10 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
         )
       ]
     })
+  // A settlement through the deferred is already in the asks table (`settle` and the inbox's expiry
+  // write the row before they complete it, in one transaction): only the engine's own clock has
+  // an outcome to record. Skipping the activity is safe on replay: a workflow that ran it is done.
+  if (settled.status !== "expired") return settled
   return yield* Activity.make({
     name: "record",
     success: EngineOutcome,
