@@ -19,7 +19,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
+import { Entity } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+import { Activity, DurableClock, DurableDeferred, Workflow, type WorkflowEngine } from "effect/workflow"
 import { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 
 /** How a durable ask ended. @since 0.2.0 */
@@ -127,3 +129,25 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
     execute: activities.record(payload.id, settled.status)
   })
 }))
+
+/**
+ * Waiting for an ask on the runner that runs it. The engine wakes a caller
+ * of a suspended workflow at once only on the runner that owns the
+ * execution; a caller elsewhere re-reads its reply every 2 s. This entity
+ * is keyed by the execution id, so it lives on the shard, and the runner,
+ * of the ask's workflow: its `await` runs there, is woken there, and the
+ * outcome comes back over the runners' transport (decision 156).
+ */
+export const AskWaiter = Entity.make("effect-user-interaction/AskWaiter", [
+  Rpc.make("await", { payload: AskWorkflow.payloadSchema.fields, success: EngineOutcome })
+])
+
+/** The waiter's handler, registered with the engine by the store. */
+export const AskWaiterLayer = AskWaiter.toLayer(
+  Effect.map(Effect.context<WorkflowEngine.WorkflowEngine>(), (engine) =>
+    AskWaiter.of({
+      await: ({ payload }) => AskWorkflow.execute(payload).pipe(Effect.provideContext(engine))
+    })),
+  // An ask waits as long as it is pending: the waiter stays while its request does.
+  { concurrency: "unbounded" }
+)

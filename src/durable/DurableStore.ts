@@ -1,19 +1,18 @@
 /**
  * The durable store: a SQL database (SQLite file, in-memory SQLite or
- * PostgreSQL) holding Effect's workflow engine (`ClusterWorkflowEngine` run by
- * a `SingleRunner`) and the asks table the inbox reads. Every durable ask and
- * every answer goes through it.
+ * PostgreSQL) holding Effect's workflow engine (`ClusterWorkflowEngine`, its
+ * runners chosen by `engine.ts`) and the asks table the inbox reads. Every
+ * durable ask and every answer goes through it.
  *
  * @since 0.2.0
  */
-import { randomUUID } from "node:crypto"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as RcRef from "effect/RcRef"
 import * as Redacted from "effect/Redacted"
@@ -22,8 +21,6 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 // The module itself, not the barrel's namespace: the program's bundle then keeps only what is used.
 import * as Arr from "effect/Array"
-import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
 import { SqlClient, SqlError } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
 import type { Answerer } from "../Answerer.js"
@@ -39,6 +36,8 @@ import {
 import { answerTooLarge } from "./answerLimit.js"
 import {
   AskActivities,
+  AskWaiter,
+  AskWaiterLayer,
   AskWorkflow,
   AskWorkflowLayer,
   completeSettlement,
@@ -46,6 +45,7 @@ import {
   type SettledStatus
 } from "./AskWorkflow.js"
 import { makeClaims } from "./claims.js"
+import { engineLayer, type Transport, transportFor } from "./engine.js"
 import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
 import { asksTable, migrateStore } from "./migrations.js"
 import { type AskClaim, type DurableReceipt, readReceipt, type SettleOptions } from "./receipts.js"
@@ -189,10 +189,10 @@ export class DurableStore extends Context.Service<DurableStore, {
     options?: { readonly runner?: boolean | undefined }
   ): Layer.Layer<DurableStore, SqlError.SqlError | DurableStoreUrlError> =>
     retryWhileLocked(
-      Layer.effect(DurableStore, make(shownStoreUrl(url), storeTimings())).pipe(
-        Layer.provide(AskWorkflowLayer),
+      Layer.effect(DurableStore, make(shownStoreUrl(url), storeTimings(), transportFor(sqlitePath(url)))).pipe(
+        Layer.provide([AskWorkflowLayer, AskWaiterLayer]),
         Layer.provide(activitiesLayer),
-        Layer.provideMerge(engineLayer(options?.runner ?? true)),
+        Layer.provideMerge(engineLayer(transportFor(sqlitePath(url)), options?.runner ?? true)),
         Layer.provide(migrations),
         Layer.provide(sqlLayer(url)),
         storeFaultsAsFailures
@@ -240,34 +240,6 @@ const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient | LockWaits, Sql
 
 // Versioned steps that upgrade a store in place (migrations.ts).
 const migrations = Layer.effectDiscard(migrateStore.pipe(retryUnlessLocked))
-
-/**
- * The engine's timings. Defaults are a 10 s message poll and a 35 s shard
- * lock; an answer from another process must wake an agent within a second
- * and a rerun after a crash must get its shard back within 15 s (decision 072).
- */
-const shardingConfig = (runner: boolean) => ({
-  // Each process is its own runner; the address is only a name here, since
-  // runners never talk to each other directly (they meet in the database).
-  runnerAddress: runner
-    ? Option.some(RunnerAddress.RunnerAddress.make({ host: `ask-user-${randomUUID()}`, port: 1 }))
-    : Option.none(),
-  shardsPerGroup: 16,
-  entityMessagePollInterval: Duration.millis(200),
-  entityReplyPollInterval: Duration.millis(200),
-  refreshAssignmentsInterval: Duration.seconds(1),
-  shardLockRefreshInterval: Duration.seconds(3),
-  shardLockExpiration: Duration.seconds(9),
-  entityTerminationTimeout: Duration.seconds(2)
-})
-
-const engineLayer = (runner: boolean) =>
-  ClusterWorkflowEngine.layer.pipe(
-    Layer.provideMerge(SingleRunner.layer({ shardingConfig: shardingConfig(runner), runnerStorage: "sql" })),
-    Layer.provide(Digest.layerWebCrypto),
-    // The configuration is given here in full; a bad one is a bug, not an input.
-    Layer.orDie
-  )
 
 const decodeRequest = Schema.decodeUnknownSync(AskUserQuestionRequest)
 const decodeAnswer = Schema.decodeUnknownSync(AskUserQuestionAnswer)
@@ -402,6 +374,20 @@ const payloadOf = ({ expiresIn, id, request }: {
     : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
 }
 
+/** The runner an ask's waiter ran on went away (or never answered) before the outcome. */
+class RunnerGone extends Data.TaggedError("RunnerGone")<{ readonly cause: unknown }> {}
+
+/** A waiter's request renewed after `waiterRenewal`. */
+class WaiterRenewal extends Data.TaggedError("WaiterRenewal") {}
+
+/** How long one request to an ask's waiter lasts before it is sent again. */
+const waiterRenewal = Duration.seconds(5)
+
+/** Failures of a request to a runner that the next runner of the shard mends: retried. */
+const isRunnerGone = (cause: unknown): boolean =>
+  Predicate.isTagged(cause, "WaiterRenewal") || Predicate.isTagged(cause, "RunnerUnavailable") || Predicate.isTagged(cause, "RpcClientError") ||
+  Predicate.isTagged(cause, "EntityNotAssignedToRunner") || Predicate.isTagged(cause, "MailboxFull")
+
 /** A store that cannot serve the engine, while `run` waits for it to mend. */
 class StoreOutage extends Data.TaggedError("StoreOutage")<{ readonly cause: unknown }> {}
 
@@ -460,7 +446,7 @@ export const notPendingMessage = (record: AskRecord): string => {
   return `The ask "${record.id}" is not pending: it ${how}.`
 }
 
-const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*() {
+const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
   // Built last, so this runs first when the store closes: the engine's shutdown (releasing its
@@ -579,13 +565,37 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
    * answerers see the ask at once, and an answer given before the engine runs the workflow
    * waits in the engine for it.
    */
-  const publishRow = (payload: ReturnType<typeof payloadOf>) =>
-    Effect.flatMap(AskWorkflow.executionId(payload), (executionId) =>
-      activities.publish({
-        ...payload,
-        executionId,
-        expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
-      }))
+  const publishRow = (payload: ReturnType<typeof payloadOf>, executionId: string) =>
+    activities.publish({
+      ...payload,
+      executionId,
+      expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
+    })
+  const waiters = yield* AskWaiter.client
+  /**
+   * Waits for the ask's workflow on the runner that runs it (`AskWaiter`). A runner that went
+   * away with the request (killed, its shard moving) is waited out: the request goes again to
+   * the shard's next runner, as a rerun would join the ask there. A request is renewed every
+   * `waiterRenewal` too: one that a moving shard dropped without a word would otherwise wait
+   * for ever.
+   */
+  const awaitOutcome = (payload: ReturnType<typeof payloadOf>, executionId: string) =>
+    waiters(executionId).await(payload).pipe(
+      Effect.catchTag("PersistenceError", Effect.die),
+      Effect.timeoutOrElse({ duration: waiterRenewal, orElse: () => Effect.fail(new WaiterRenewal()) }),
+      Effect.mapError((cause) => new RunnerGone({ cause })),
+      // The waiter interrupted on its runner (its shard moved away) ends the request as an
+      // interruption; this fiber's own interruption still ends the wait at the retry's pause.
+      Effect.catchCause((cause): Effect.Effect<never, RunnerGone> =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.fail(new RunnerGone({ cause: new WaiterRenewal() }))
+          : Effect.failCause(cause)
+      ),
+      Effect.catchDefect((defect) =>
+        isStoreOutage(defect) ? Effect.die(defect) : Effect.fail(new RunnerGone({ cause: defect }))
+      ),
+      Effect.retry({ schedule: Schedule.spaced("100 millis"), while: ({ cause }) => isRunnerGone(cause) })
+    )
   const runRecorded = (ask: {
     readonly id: string
     readonly request: AskUserQuestionRequest
@@ -594,8 +604,15 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
     const { id } = ask
     const payload = payloadOf(ask)
     const pendingHint = `; the ask "${id}" stays pending: ask again with the same id to wait for it`
-    return publishRow(payload).pipe(
-      Effect.andThen(AskWorkflow.execute(payload)),
+    return AskWorkflow.executionId(payload).pipe(
+      Effect.flatMap((executionId) =>
+        Effect.andThen(
+          publishRow(payload, executionId),
+          // Single runners cannot reach each other: a caller waits through the engine's own polls.
+          transport._tag === "Sockets" ? awaitOutcome(payload, executionId) : AskWorkflow.execute(payload)
+        )
+      ),
+      Effect.catchTag("RunnerGone", ({ cause }) => Effect.die(cause)),
       Effect.provideContext(engine),
       // The engine reports a store it cannot reach (a database restarting) as a defect. The ask
       // lives on in the store, and executing its workflow again joins it, as a rerun does: so
@@ -626,7 +643,8 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
   return DurableStore.of({
     submit: (ask) => {
       const payload = payloadOf(ask)
-      return publishRow(payload).pipe(
+      return AskWorkflow.executionId(payload).pipe(
+        Effect.flatMap((executionId) => publishRow(payload, executionId)),
         Effect.andThen(AskWorkflow.execute(payload, { discard: true })),
         Effect.provideContext(engine),
         // The engine reports a store it cannot use as a defect, and `publish` dies on a SQL error.
