@@ -4,7 +4,8 @@
  * agents on a SQLite file and three on PostgreSQL, each asking one ask after
  * another; and failover: the agent waiting for an ask is killed (SIGKILL),
  * while another agent that joined the ask waits too, and the answer is given:
- * how long from the kill until the agent that joined has the answer.
+ * how long from the kill until the agent that joined has the answer (three
+ * runs, each on a fresh store).
  *
  *   node bench/agents.bench.ts [ASKS_PER_AGENT]
  */
@@ -32,7 +33,13 @@ const inboxOn = (url: string) => DurableInbox.layer.pipe(Layer.provideMerge(Dura
 const agent = (url: string, prefix: string, count: number) => {
   const child = spawn(process.execPath, [agentScript, url, prefix, String(count)], { stdio: ["ignore", "pipe", "inherit"] })
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
-  return { child, next: () => lines.next().then((line) => Number(String(line.value).split(" ")[1])) }
+  // An agent that ends without its answer fails the measure rather than reading as a time.
+  const next = () =>
+    lines.next().then((line) => {
+      if (line.value === undefined) throw new Error(`the agent ${prefix} ended (${child.exitCode ?? child.signalCode}) without an answer`)
+      return Number(String(line.value).split(" ")[1])
+    })
+  return { child, next }
 }
 
 const closed = (child: ChildProcess) =>
@@ -68,7 +75,7 @@ const wake = async (url: string, agents: number) => {
  * Kill -9 of the agent that runs an ask while another waits for it too (it joined): the answer
  * is given at the kill; how long until the agent that joined has it.
  */
-const failover = async (url: string) => {
+const failoverOnce = async (url: string) => {
   const first = agent(url, "fail", 1)
   let joined: ReturnType<typeof agent> | undefined
   try {
@@ -93,16 +100,26 @@ const failover = async (url: string) => {
   }
 }
 
+/**
+ * Failover three times, each on a fresh store: which agent owns the ask's shard is the
+ * engine's choice, and a kill of an agent that does not own it costs nothing to measure.
+ */
+const failover = async (store: (i: number) => string) => {
+  const times: Array<number> = []
+  for (let i = 0; i < 3; i++) times.push(await failoverOnce(store(i)))
+  return times
+}
+
 const sqlite = `sqlite:${join(dir, "agents.db")}`
 const onSqlite = await wake(sqlite, 5)
-const failSqlite = await failover(`sqlite:${join(dir, "failover.db")}`)
+const failSqlite = await failover((i) => `sqlite:${join(dir, `failover-${i}.db`)}`)
 let onPostgres: ReadonlyArray<number> | undefined
-let failPostgres: number | undefined
+let failPostgres: ReadonlyArray<number> | undefined
 if (postgresBin() !== undefined) {
   const server = await startPostgres()
   try {
     onPostgres = await wake(server.createDatabase("wake"), 3)
-    failPostgres = await failover(server.createDatabase("failover"))
+    failPostgres = await failover((i) => server.createDatabase(`failover${i}`))
   } finally {
     server.stop()
   }
@@ -115,10 +132,10 @@ process.stdout.write(`${perAgent} asks per agent; load average ${loadavg().map((
 printTable(["measure", "ours", "baseline", "target"], [
   ["answer → agent wakes, five agents, SQLite file, p50 / p99", latency(onSqlite), "", "≤ 50 ms / ≤ 250 ms"],
   ["answer → agent wakes, three agents, PostgreSQL, p50 / p99", latency(onPostgres), "", "≤ 50 ms / ≤ 250 ms"],
-  ["kill -9 of the agent running an ask → the agent that joined it has the answer, SQLite", `${failSqlite} ms`, "", "≤ 3 s"],
+  ["kill -9 of the agent running an ask → the agent that joined it has the answer, SQLite", `${failSqlite.join(" / ")} ms`, "", "≤ 3 s"],
   [
     "kill -9 of the agent running an ask → the agent that joined it has the answer, PostgreSQL",
-    failPostgres === undefined ? "not run (no PostgreSQL)" : `${failPostgres} ms`,
+    failPostgres === undefined ? "not run (no PostgreSQL)" : `${failPostgres.join(" / ")} ms`,
     "",
     "≤ 3 s"
   ]
