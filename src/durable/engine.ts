@@ -86,15 +86,16 @@ const singleTimings = {
 
 /**
  * The timings of socket runners: messages and replies come over the
- * sockets, so storage is polled only as a fallback (a notice lost to a
- * runner that was restarting); a dead runner's shards move once their locks
+ * sockets, so storage is polled only as a fallback, every 500 ms (a notice
+ * that came before its message was committed, or while the workflow was
+ * busy, is read there); a dead runner's shards move once their locks
  * lapse, within 3 s, and a runner that cannot reach another marks it
  * unhealthy within a second.
  */
 const socketTimings = {
   shardsPerGroup: 16,
-  entityMessagePollInterval: Duration.seconds(2),
-  entityReplyPollInterval: Duration.seconds(2),
+  entityMessagePollInterval: Duration.millis(500),
+  entityReplyPollInterval: Duration.millis(500),
   refreshAssignmentsInterval: Duration.seconds(1),
   shardLockRefreshInterval: Duration.seconds(1),
   shardLockExpiration: Duration.seconds(3),
