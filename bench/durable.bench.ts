@@ -15,6 +15,7 @@ import { Effect, Fiber, Layer, References } from "effect"
 import { ScriptedProvider, UserInteraction } from "../dist/index.js"
 import { DurableInbox, DurableProvider, DurableStore } from "../dist/durable/index.js"
 import { postgresBin, startPostgres } from "../test/support/postgres.ts"
+import { untilPending as waitPending } from "../test/support/untilPending.ts"
 import { printTable } from "./support.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "ask-user-bench-"))
@@ -26,15 +27,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min
 
 const inboxOn = (url: string) => DurableInbox.layer.pipe(Layer.provideMerge(DurableStore.layer(url, { runner: false })))
 
-const untilPending = (id: string) =>
-  Effect.gen(function*() {
-    const inbox = yield* DurableInbox
-    for (;;) {
-      const status = yield* Effect.result(inbox.status(id))
-      if (status._tag === "Success" && status.success.status === "pending") return
-      yield* Effect.sleep("2 millis")
-    }
-  })
+const untilPending = (id: string) => Effect.flatMap(DurableInbox, (inbox) => waitPending(inbox.status, id))
 
 /** Answer → wake across processes: an agent process asks SAMPLES times in a row; this process answers each. */
 const wakeLatency = async (url: string, samples: number) => {

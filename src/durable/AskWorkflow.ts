@@ -1,8 +1,11 @@
 /**
- * The durable ask as an Effect workflow: publish the pending ask, wait for
- * its settlement (a `DurableDeferred`) or its expiry (a `DurableClock`),
- * record the outcome. The engine replays the body on resume, so the two
- * table writes are activities and everything else is deterministic.
+ * The durable ask as an Effect workflow: wait for its settlement (a
+ * `DurableDeferred`) or its expiry (a `DurableClock`), record an expiry. The
+ * engine replays the body on resume, so the table write is an activity and
+ * everything else is deterministic. The pending row is written by whoever
+ * starts the workflow, before it starts (`DurableStore`): an idempotent
+ * insert needs no activity, and an activity costs the engine a message, a
+ * reply and a lock check (decision 155).
  *
  * The engine carries only how an ask ended, never the answer: the answer is
  * kept once, in the asks table, and read from there (decision 087). The
@@ -16,7 +19,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
+import { Entity } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+import { Activity, DurableClock, DurableDeferred, Workflow, type WorkflowEngine } from "effect/workflow"
 import { AskUserQuestionAnswer } from "../AskUserQuestion.js"
 
 /** How a durable ask ended. @since 0.2.0 */
@@ -44,7 +49,7 @@ export const EngineOutcome = Schema.Struct({ status: SettledStatus })
 /** @since 0.3.0 */
 export type EngineOutcome = typeof EngineOutcome.Type
 
-/** What the workflow's activities do to the asks table (see `AskTable`). */
+/** What the store writes to the asks table for the workflow: the pending row, and an expiry. */
 export class AskActivities extends Context.Service<AskActivities, {
   readonly publish: (ask: {
     readonly id: string
@@ -92,18 +97,8 @@ export const completeSettlement = (executionId: string, outcome: { readonly stat
   DurableDeferred.done(Settlement, { token: settlementToken(executionId), exit: Exit.succeed({ status: outcome.status }) })
 
 /** The workflow's body, registered with the engine by the store. */
-export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(payload, executionId) {
+export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(payload) {
   const activities = yield* AskActivities
-  yield* Activity.make({
-    name: "publish",
-    execute: activities.publish({
-      id: payload.id,
-      executionId,
-      request: payload.request,
-      askedAt: payload.askedAt,
-      expiresInMillis: payload.expiresInMillis
-    })
-  })
   const settled = payload.expiresInMillis === undefined
     ? yield* DurableDeferred.await(Settlement)
     : yield* DurableDeferred.raceAll({
@@ -124,9 +119,35 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
         )
       ]
     })
+  // A settlement through the deferred is already in the asks table (`settle` and the inbox's expiry
+  // write the row before they complete it, in one transaction): only the engine's own clock has
+  // an outcome to record. Skipping the activity is safe on replay: a workflow that ran it is done.
+  if (settled.status !== "expired") return settled
   return yield* Activity.make({
     name: "record",
     success: EngineOutcome,
     execute: activities.record(payload.id, settled.status)
   })
 }))
+
+/**
+ * Waiting for an ask on the runner that runs it. The engine wakes a caller
+ * of a suspended workflow at once only on the runner that owns the
+ * execution; a caller elsewhere re-reads its reply every 2 s. This entity
+ * is keyed by the execution id, so it lives on the shard, and the runner,
+ * of the ask's workflow: its `await` runs there, is woken there, and the
+ * outcome comes back over the runners' transport (decision 156).
+ */
+export const AskWaiter = Entity.make("effect-user-interaction/AskWaiter", [
+  Rpc.make("await", { payload: AskWorkflow.payloadSchema.fields, success: EngineOutcome })
+])
+
+/** The waiter's handler, registered with the engine by the store. */
+export const AskWaiterLayer = AskWaiter.toLayer(
+  Effect.map(Effect.context<WorkflowEngine.WorkflowEngine>(), (engine) =>
+    AskWaiter.of({
+      await: ({ payload }) => AskWorkflow.execute(payload).pipe(Effect.provideContext(engine))
+    })),
+  // An ask waits as long as it is pending: the waiter stays while its request does.
+  { concurrency: "unbounded" }
+)

@@ -51,7 +51,11 @@ export const DurableProvider = {
             const known = yield* store.find(id)
             yield* refuseOtherQuestions(id, known, request)
             const settled = known === undefined ? undefined : settledOutcome(known)
-            const outcome = settled ?? (yield* store.run({ id, request, expiresIn: options?.expiresIn }).pipe(
+            const { outcome, record } = settled !== undefined ? { outcome: settled, record: known } : yield* store.runRecorded({
+              id,
+              request,
+              expiresIn: options?.expiresIn
+            }).pipe(
               // Only the request's own signal withdraws the ask; an interrupted
               // caller or a closing provider just stops waiting here.
               Effect.onInterrupt(() =>
@@ -59,9 +63,8 @@ export const DurableProvider = {
                   ? Effect.ignore(store.settle(id, { status: "aborted" }))
                   : Effect.void
               )
-            ))
+            )
             // An asker that raced the first one to an id (neither saw a row) learns here that they differ.
-            const record = settled === undefined ? yield* store.find(id) : known
             if (settled === undefined) yield* refuseOtherQuestions(id, record, request)
             // What an expiry means is fixed when the ask is created, as its expiry is: the stored request's.
             // Named as the store's receipt names who settled it, for the asker's own receipt and

@@ -1,27 +1,26 @@
 /**
  * The durable store: a SQL database (SQLite file, in-memory SQLite or
- * PostgreSQL) holding Effect's workflow engine (`ClusterWorkflowEngine` run by
- * a `SingleRunner`) and the asks table the inbox reads. Every durable ask and
- * every answer goes through it.
+ * PostgreSQL) holding Effect's workflow engine (`ClusterWorkflowEngine`, its
+ * runners chosen by `engine.ts`) and the asks table the inbox reads. Every
+ * durable ask and every answer goes through it.
  *
  * @since 0.2.0
  */
-import { randomUUID } from "node:crypto"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as RcRef from "effect/RcRef"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 // The module itself, not the barrel's namespace: the program's bundle then keeps only what is used.
 import * as Arr from "effect/Array"
-import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
-import { Digest } from "effect/crypto"
 import { SqlClient, SqlError } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow"
 import type { Answerer } from "../Answerer.js"
@@ -37,6 +36,8 @@ import {
 import { answerTooLarge } from "./answerLimit.js"
 import {
   AskActivities,
+  AskWaiter,
+  AskWaiterLayer,
   AskWorkflow,
   AskWorkflowLayer,
   completeSettlement,
@@ -45,6 +46,7 @@ import {
 } from "./AskWorkflow.js"
 import { makeClaims } from "./claims.js"
 import { makeDevices, type PairedDevices } from "./devices.js"
+import { engineLayer, type Transport, transportFor } from "./engine.js"
 import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
 import { asksTable, migrateStore } from "./migrations.js"
 import { makePairing } from "./pairing.js"
@@ -122,6 +124,17 @@ export class DurableStore extends Context.Service<DurableStore, {
     readonly expiresIn?: Duration.Input | undefined
   }) => Effect.Effect<Outcome, ProviderFailed>
   /**
+   * As `run`, giving the ask's record too, as it stands once settled (its
+   * answer and receipt): read once, for a caller that needs both.
+   *
+   * @since 0.3.0
+   */
+  readonly runRecorded: (ask: {
+    readonly id: string
+    readonly request: AskUserQuestionRequest
+    readonly expiresIn?: Duration.Input | undefined
+  }) => Effect.Effect<{ readonly outcome: Outcome; readonly record: AskRecord | undefined }, ProviderFailed>
+  /**
    * Starts the ask's workflow without waiting for it, and records the ask as
    * pending at once, so answerers see it even when no process runs the
    * engine after this one. An id already known is left as it is.
@@ -180,10 +193,10 @@ export class DurableStore extends Context.Service<DurableStore, {
     options?: { readonly runner?: boolean | undefined }
   ): Layer.Layer<DurableStore, SqlError.SqlError | DurableStoreUrlError> =>
     retryWhileLocked(
-      Layer.effect(DurableStore, make(shownStoreUrl(url), storeTimings())).pipe(
-        Layer.provide(AskWorkflowLayer),
+      Layer.effect(DurableStore, make(shownStoreUrl(url), storeTimings(), transportFor(sqlitePath(url)))).pipe(
+        Layer.provide([AskWorkflowLayer, AskWaiterLayer]),
         Layer.provide(activitiesLayer),
-        Layer.provideMerge(engineLayer(options?.runner ?? true)),
+        Layer.provideMerge(engineLayer(transportFor(sqlitePath(url)), options?.runner ?? true)),
         Layer.provide(migrations),
         Layer.provide(sqlLayer(url)),
         storeFaultsAsFailures
@@ -231,34 +244,6 @@ const sqlLayer = (url: string): Layer.Layer<SqlClient.SqlClient | LockWaits, Sql
 
 // Versioned steps that upgrade a store in place (migrations.ts).
 const migrations = Layer.effectDiscard(migrateStore.pipe(retryUnlessLocked))
-
-/**
- * The engine's timings. Defaults are a 10 s message poll and a 35 s shard
- * lock; an answer from another process must wake an agent within a second
- * and a rerun after a crash must get its shard back within 15 s (decision 072).
- */
-const shardingConfig = (runner: boolean) => ({
-  // Each process is its own runner; the address is only a name here, since
-  // runners never talk to each other directly (they meet in the database).
-  runnerAddress: runner
-    ? Option.some(RunnerAddress.RunnerAddress.make({ host: `ask-user-${randomUUID()}`, port: 1 }))
-    : Option.none(),
-  shardsPerGroup: 16,
-  entityMessagePollInterval: Duration.millis(200),
-  entityReplyPollInterval: Duration.millis(200),
-  refreshAssignmentsInterval: Duration.seconds(1),
-  shardLockRefreshInterval: Duration.seconds(3),
-  shardLockExpiration: Duration.seconds(9),
-  entityTerminationTimeout: Duration.seconds(2)
-})
-
-const engineLayer = (runner: boolean) =>
-  ClusterWorkflowEngine.layer.pipe(
-    Layer.provideMerge(SingleRunner.layer({ shardingConfig: shardingConfig(runner), runnerStorage: "sql" })),
-    Layer.provide(Digest.layerWebCrypto),
-    // The configuration is given here in full; a bad one is a bug, not an input.
-    Layer.orDie
-  )
 
 const decodeRequest = Schema.decodeUnknownSync(AskUserQuestionRequest)
 const decodeAnswer = Schema.decodeUnknownSync(AskUserQuestionAnswer)
@@ -348,6 +333,10 @@ const readSettlement = (row: Row, record: Pick<AskRecord, "status" | "askedAt" |
 const toRecord = (row: Row): AskRecord =>
   Result.getOrThrowWith(readRow(row), ({ id, reason }) => new Error(`The ask "${id}" cannot be read from the store: ${reason}.`))
 
+/** Whether a row is a pending ask whose deadline has passed by `now`, read as `expireOverdue` reads it. */
+const isOverdue = (now: number) => (row: Row): boolean =>
+  row.status === "pending" && row.expires_at !== null && Number(row.expires_at) <= now
+
 const activitiesLayer = Layer.effect(
   AskActivities,
   Effect.gen(function*() {
@@ -360,15 +349,17 @@ const activitiesLayer = Layer.effect(
             VALUES (${id}, ${executionId}, ${request}, ${askedAt}, ${expiresAt}, 'pending')
             ON CONFLICT (id) DO NOTHING`
         }).pipe(Effect.orDie),
-      // The first recorded outcome wins: an answerer may have settled the row
-      // while the expiry was firing, and then its outcome is the ask's. An
-      // answer is already in the row: `settle` wrote it before waking the workflow.
+      // The first recorded outcome wins: an answerer may have settled the row while the expiry was
+      // firing, and then its outcome is the ask's. One statement when the expiry is the first.
       record: (id, status) =>
         Effect.gen(function*() {
-          yield* sql`UPDATE ${sql(table)} SET status = ${status}, settled_at = ${Date.now()}
-            WHERE id = ${id} AND status = 'pending'`
-          const rows = yield* sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`
-          return { status: toRecord(rows[0]!).status as SettledStatus }
+          const recorded = yield* sql<{ readonly status: string }>`UPDATE ${sql(table)}
+            SET status = ${status}, settled_at = ${Date.now()}
+            WHERE id = ${id} AND status = 'pending' RETURNING status`
+          const rows = recorded.length > 0
+            ? recorded
+            : yield* sql<{ readonly status: string }>`SELECT status FROM ${sql(table)} WHERE id = ${id}`
+          return { status: (rows[0]?.status ?? status) as SettledStatus }
         }).pipe(Effect.orDie)
     })
   })
@@ -386,6 +377,20 @@ const payloadOf = ({ expiresIn, id, request }: {
     ? base
     : { ...base, expiresInMillis: Duration.toMillis(Duration.fromInputUnsafe(expiresIn)) }
 }
+
+/** The runner an ask's waiter ran on went away (or never answered) before the outcome. */
+class RunnerGone extends Data.TaggedError("RunnerGone")<{ readonly cause: unknown }> {}
+
+/** A waiter's request renewed after `waiterRenewal`. */
+class WaiterRenewal extends Data.TaggedError("WaiterRenewal") {}
+
+/** How long one request to an ask's waiter lasts before it is sent again. */
+const waiterRenewal = Duration.seconds(5)
+
+/** Failures of a request to a runner that the next runner of the shard mends: retried. */
+const isRunnerGone = (cause: unknown): boolean =>
+  Predicate.isTagged(cause, "WaiterRenewal") || Predicate.isTagged(cause, "RunnerUnavailable") || Predicate.isTagged(cause, "RpcClientError") ||
+  Predicate.isTagged(cause, "EntityNotAssignedToRunner") || Predicate.isTagged(cause, "MailboxFull")
 
 /** A store that cannot serve the engine, while `run` waits for it to mend. */
 class StoreOutage extends Data.TaggedError("StoreOutage")<{ readonly cause: unknown }> {}
@@ -445,7 +450,7 @@ export const notPendingMessage = (record: AskRecord): string => {
   return `The ask "${record.id}" is not pending: it ${how}.`
 }
 
-const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*() {
+const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
   // Built last, so this runs first when the store closes: the engine's shutdown (releasing its
@@ -491,17 +496,30 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
     sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`.pipe(
       Effect.map((rows) => rows.length === 0 ? undefined : toRecord(rows[0]!))
     )
-  const find = (id: string) => expireOverdue.pipe(Effect.andThen(findNow(id)), dieNamingStore)
-  const claims = makeClaims({ sql, find: (id) => Effect.andThen(expireOverdue, findNow(id)), notPendingMessage })
+  /**
+   * The ask's record, its expiry recorded first when its deadline has
+   * passed: the row is read once, and only an overdue one costs more.
+   */
+  const findFresh = (id: string) =>
+    sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)} WHERE id = ${id}`.pipe(
+      Effect.flatMap((rows) =>
+        rows.some(isOverdue(Date.now()))
+          ? Effect.andThen(expireOverdue, findNow(id))
+          : Effect.succeed(rows.length === 0 ? undefined : toRecord(rows[0]!))
+      )
+    )
+  const find = (id: string) => dieNamingStore(findFresh(id))
+  const claims = makeClaims({ sql, find: findFresh, notPendingMessage })
   const history = makeHistory({ sql, columns, readRow, expireOverdue })
   const settle = (id: string, outcome: Outcome, as?: SettleOptions) => {
     const tooLarge = outcome.answer === undefined ? undefined : answerTooLarge(outcome.answer)
     if (tooLarge !== undefined) return Effect.fail(tooLarge)
-    return expireOverdue.pipe(
-      Effect.andThen(sql.withTransaction(Effect.gen(function*() {
+    // No sweep of overdue asks first: the write below is refused past the deadline, and then
+    // the ask's expiry is recorded and reported.
+    return sql.withTransaction(Effect.gen(function*() {
         const now = Date.now()
         // Who may settle it, and who holds it (claims.ts): a refusal leaves the row as it was.
-        const receipt = yield* claims.admit(id, outcome.status, as)
+        const receipt = yield* claims.admit(id, outcome.status, as, now)
         const rows = yield* sql<{ readonly execution_id: string }>`UPDATE ${sql(table)}
           SET status = ${outcome.status}, settled_at = ${now}, receipt = ${receipt},
           answer = ${outcome.answer === undefined ? null : JSON.stringify(outcome.answer)}
@@ -517,18 +535,34 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
         }
         // In the same transaction, so the recorded outcome always reaches the workflow.
         yield* completeSettlement(rows[0]!.execution_id, outcome).pipe(Effect.provideContext(engine))
-      }))),
-      dieNamingStore
-    )
+      })).pipe(dieNamingStore)
   }
-  const scan = expireOverdue.pipe(Effect.andThen(sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)}
-    WHERE status = 'pending' ORDER BY asked_at, id`)).pipe(
+  const pendingRows = sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)}
+    WHERE status = 'pending' ORDER BY asked_at, id`
+  // Read once; only a listing that holds an overdue ask records its expiry and reads again.
+  const scan = pendingRows.pipe(
+    Effect.flatMap((rows) => rows.some(isOverdue(Date.now())) ? Effect.andThen(expireOverdue, pendingRows) : Effect.succeed(rows)),
     Effect.map((rows): PendingScan => {
       const [asks, unreadable] = Arr.partition(rows, (row) => readRow(row))
       return { asks, unreadable }
     }),
     dieNamingStore
   )
+  /**
+   * One watch of the store for every ask this process waits for (`watchStore`), kept a while
+   * after the last so that asks in a row share it: a watch per ask cost a transaction per
+   * second per waiting ask. An outage ends the watch, so the next wait starts a fresh one.
+   */
+  const health = yield* RcRef.make({
+    acquire: Effect.gen(function*() {
+      const outage = yield* Deferred.make<never, StoreOutage>()
+      yield* watchStore(sql, timings).pipe(Effect.onExit((exit) => Deferred.done(outage, exit)), Effect.forkScoped)
+      return outage
+    }),
+    idleTimeToLive: "10 seconds"
+  })
+  const storeHealth = Effect.scoped(Effect.flatMap(RcRef.get(health), (outage) =>
+    Deferred.await(outage).pipe(Effect.onError(() => RcRef.invalidate(health)))))
   const activities = yield* AskActivities
   const deviceOps = makeDevices(sql)
   const pairing = makePairing(sql, deviceOps)
@@ -541,53 +575,100 @@ const make = (shownUrl: string, timings: StoreTimings) => Effect.gen(function*()
     remoteInbox: dieNamingStore(pairing.remoteInbox),
     announce: (url) => dieNamingStore(pairing.announce(url))
   }
+  /**
+   * The pending row, written before the workflow starts (left as it is when the id is known):
+   * answerers see the ask at once, and an answer given before the engine runs the workflow
+   * waits in the engine for it.
+   */
+  const publishRow = (payload: ReturnType<typeof payloadOf>, executionId: string) =>
+    activities.publish({
+      ...payload,
+      executionId,
+      expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
+    })
+  const waiters = yield* AskWaiter.client
+  /**
+   * Waits for the ask's workflow on the runner that runs it (`AskWaiter`). A runner that went
+   * away with the request (killed, its shard moving) is waited out: the request goes again to
+   * the shard's next runner, as a rerun would join the ask there. A request is renewed every
+   * `waiterRenewal` too: one that a moving shard dropped without a word would otherwise wait
+   * for ever.
+   */
+  const awaitOutcome = (payload: ReturnType<typeof payloadOf>, executionId: string) =>
+    waiters(executionId).await(payload).pipe(
+      Effect.catchTag("PersistenceError", Effect.die),
+      Effect.timeoutOrElse({ duration: waiterRenewal, orElse: () => Effect.fail(new WaiterRenewal()) }),
+      Effect.mapError((cause) => new RunnerGone({ cause })),
+      // The waiter interrupted on its runner (its shard moved away) ends the request as an
+      // interruption; this fiber's own interruption still ends the wait at the retry's pause.
+      Effect.catchCause((cause): Effect.Effect<never, RunnerGone> =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.fail(new RunnerGone({ cause: new WaiterRenewal() }))
+          : Effect.failCause(cause)
+      ),
+      Effect.catchDefect((defect) =>
+        isStoreOutage(defect) ? Effect.die(defect) : Effect.fail(new RunnerGone({ cause: defect }))
+      ),
+      Effect.retry({ schedule: Schedule.spaced("100 millis"), while: ({ cause }) => isRunnerGone(cause) })
+    )
+  const runRecorded = (ask: {
+    readonly id: string
+    readonly request: AskUserQuestionRequest
+    readonly expiresIn?: Duration.Input | undefined
+  }) => {
+    const { id } = ask
+    const payload = payloadOf(ask)
+    const pendingHint = `; the ask "${id}" stays pending: ask again with the same id to wait for it`
+    return AskWorkflow.executionId(payload).pipe(
+      Effect.flatMap((executionId) =>
+        Effect.andThen(
+          publishRow(payload, executionId),
+          // Single runners cannot reach each other: a caller waits through the engine's own polls.
+          transport._tag === "Sockets" ? awaitOutcome(payload, executionId) : AskWorkflow.execute(payload)
+        )
+      ),
+      Effect.catchTag("RunnerGone", ({ cause }) => Effect.die(cause)),
+      Effect.provideContext(engine),
+      // The engine reports a store it cannot reach (a database restarting) as a defect. The ask
+      // lives on in the store, and executing its workflow again joins it, as a rerun does: so
+      // wait for the store, but no longer than `watchStore` would.
+      Effect.catchDefect((defect) =>
+        isStoreOutage(defect) ? Effect.fail(new StoreOutage({ cause: defect })) : Effect.die(defect)
+      ),
+      Effect.retry({
+        while: ({ cause }) => !isDamagedStore(cause),
+        schedule: Schedule.spaced(checkInterval).pipe(Schedule.upTo({ duration: Duration.millis(timings.giveUpMillis) }))
+      }),
+      // The answer is read from the asks table, where it is kept once (decision 087), with the
+      // receipt the caller reports: one read.
+      Effect.flatMap(({ status }) =>
+        Effect.map(findNow(id), (record) => ({
+          outcome: record?.answer === undefined || status !== "answered"
+            ? { status }
+            : { status, answer: record.answer } satisfies Outcome,
+          record
+        }))
+      ),
+      Effect.raceFirst(storeHealth),
+      Effect.catchTag("StoreOutage", ({ cause }) =>
+        Effect.fail(storeFailed(cause, isDamagedStore(cause) ? "" : pendingHint))),
+      Effect.catchTag("SqlError", (error) => Effect.fail(storeFailed(error, pendingHint)))
+    )
+  }
   return DurableStore.of({
     devices,
     submit: (ask) => {
       const payload = payloadOf(ask)
-      return AskWorkflow.execute(payload, { discard: true }).pipe(
-        // The row the workflow's first activity would write (which then finds it there).
-        Effect.flatMap((executionId) =>
-          activities.publish({
-            ...payload,
-            executionId,
-            expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
-          })
-        ),
+      return AskWorkflow.executionId(payload).pipe(
+        Effect.flatMap((executionId) => publishRow(payload, executionId)),
+        Effect.andThen(AskWorkflow.execute(payload, { discard: true })),
         Effect.provideContext(engine),
         // The engine reports a store it cannot use as a defect, and `publish` dies on a SQL error.
         Effect.catchDefect((defect) => isStoreOutage(defect) ? Effect.fail(storeFailed(defect)) : Effect.die(defect))
       )
     },
-    run: (ask) => {
-      const { id } = ask
-      const payload = payloadOf(ask)
-      const pendingHint = `; the ask "${id}" stays pending: ask again with the same id to wait for it`
-      return AskWorkflow.execute(payload).pipe(
-        Effect.provideContext(engine),
-        // The engine reports a store it cannot reach (a database restarting) as a defect. The ask
-        // lives on in the store, and executing its workflow again joins it, as a rerun does: so
-        // wait for the store, but no longer than `watchStore` would.
-        Effect.catchDefect((defect) =>
-          isStoreOutage(defect) ? Effect.fail(new StoreOutage({ cause: defect })) : Effect.die(defect)
-        ),
-        Effect.retry({
-          while: ({ cause }) => !isDamagedStore(cause),
-          schedule: Schedule.spaced(checkInterval).pipe(Schedule.upTo({ duration: Duration.millis(timings.giveUpMillis) }))
-        }),
-        // The answer is read from the asks table, where it is kept once (decision 087).
-        Effect.flatMap(({ status }) =>
-          status !== "answered"
-            ? Effect.succeed<Outcome>({ status })
-            : Effect.map(findNow(id), (record): Outcome =>
-              record?.answer === undefined ? { status } : { status, answer: record.answer })
-        ),
-        Effect.raceFirst(watchStore(sql, timings)),
-        Effect.catchTag("StoreOutage", ({ cause }) =>
-          Effect.fail(storeFailed(cause, isDamagedStore(cause) ? "" : pendingHint))),
-        Effect.catchTag("SqlError", (error) => Effect.fail(storeFailed(error, pendingHint)))
-      )
-    },
+    run: (ask) => Effect.map(runRecorded(ask), ({ outcome }) => outcome),
+    runRecorded,
     find,
     pending: Effect.map(scan, ({ asks }) => asks),
     scan,

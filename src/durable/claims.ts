@@ -106,6 +106,7 @@ interface ClaimRow {
   readonly claim_by_name: string | null
   readonly claim_until: number | string | null
   readonly now: number | string
+  readonly expires_at: number | string | null
 }
 
 /**
@@ -156,22 +157,26 @@ export const makeClaims = ({ find, notPendingMessage, sql }: ClaimsDeps) => {
    * Inside `settle`'s transaction, before its write: whether `as` may
    * settle the ask `id` with `status`, and the `receipt` column to write.
    * The agent's own withdrawal (`aborted`) and the engine's expiry are no
-   * answerer's, and pass. An ask that is unknown or not pending passes too:
-   * `settle`'s write then finds nothing and says which.
+   * answerer's, and pass. An ask that is unknown, not pending, or past its
+   * deadline at `settledAt` passes too: `settle`'s write then finds nothing
+   * and says which.
    */
   const admit = (
     id: string,
     status: AskStatus,
-    as: SettleOptions | undefined
+    as: SettleOptions | undefined,
+    settledAt: number
   ): Effect.Effect<string | null, NotAuthorized | AskClaimed | SqlError.SqlError> =>
     Effect.gen(function*() {
       if (status !== "answered" && status !== "cancelled" && status !== "declined") return null
       yield* named(as?.by)
       const rows = yield* sql<ClaimRow>`SELECT status, request, claim_by_id, claim_by_name,
-        CAST(claim_until AS TEXT) AS claim_until, CAST(${now} AS TEXT) AS now
+        CAST(claim_until AS TEXT) AS claim_until, CAST(${now} AS TEXT) AS now,
+        CAST(expires_at AS TEXT) AS expires_at
         FROM ${table} WHERE id = ${id}${lockRow}`
       const row = rows[0]
       if (row === undefined || row.status !== "pending") return storedReceipt(as, undefined)
+      if (row.expires_at !== null && Number(row.expires_at) <= settledAt) return storedReceipt(as, undefined)
       const allowed = checkAnswerer({ answerableBy: answerableByOf(row.request) }, as?.by)
       if (allowed._tag === "Failure") return yield* Effect.fail(allowed.failure)
       const claim = toClaim(row.claim_by_id, row.claim_by_name, row.claim_until)

@@ -39,8 +39,11 @@ export const psql = (url: string, statement: string): ReadonlyArray<string> => {
   return /^\s*select/i.test(statement) ? out.split("\n").filter((line) => line !== "").map((line) => line.split("|")[0]!) : []
 }
 
-/** Starts a private PostgreSQL cluster; throws with the install hint when the binaries are missing. */
-export const startPostgres = async (): Promise<PostgresServer> => {
+/**
+ * Starts a private PostgreSQL cluster; throws with the install hint when the
+ * binaries are missing. `settings` are more server settings (`name=value`).
+ */
+export const startPostgres = async (settings: ReadonlyArray<string> = []): Promise<PostgresServer> => {
   const bin = postgresBin()
   if (bin === undefined) throw new Error("PostgreSQL is not installed: apt-get install -y postgresql")
   const dir = mkdtempSync(join(tmpdir(), "ask-user-pg-"))
@@ -57,7 +60,7 @@ export const startPostgres = async (): Promise<PostgresServer> => {
   const start = () =>
     run("pg_ctl", [
       "-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60",
-      "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${settings.map((s) => ` -c ${s}`).join("")}`,
       "start"
     ])
   start()

@@ -1,0 +1,142 @@
+/**
+ * Several agent processes on one store: how fast an answer recorded by an
+ * answerer process wakes the agent waiting for it (p50/p99) with five
+ * agents on a SQLite file and three on PostgreSQL, each asking one ask after
+ * another; and failover: the agent waiting for an ask is killed (SIGKILL),
+ * while another agent that joined the ask waits too, and the answer is given:
+ * how long from the kill until the agent that joined has the answer (three
+ * runs, each on a fresh store).
+ *
+ *   node bench/agents.bench.ts [ASKS_PER_AGENT]
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import { Effect, Layer, References } from "effect"
+import { DurableInbox, DurableStore } from "../dist/durable/index.js"
+import { postgresBin, startPostgres } from "../test/support/postgres.ts"
+import { untilPending as waitPending } from "../test/support/untilPending.ts"
+import { printTable } from "./support.ts"
+
+const perAgent = Number(process.argv[2] ?? 20)
+const dir = mkdtempSync(join(tmpdir(), "ask-user-agents-"))
+const quiet = Effect.provideService(References.MinimumLogLevel, "Error")
+const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
+const agentScript = join(import.meta.dirname, "durableAgent.ts")
+
+const inboxOn = (url: string) => DurableInbox.layer.pipe(Layer.provideMerge(DurableStore.layer(url, { runner: false })))
+
+/** An agent process asking `<prefix>-0`, `<prefix>-1`, …; its lines are `<index> <epoch ms>` as each answer arrives. */
+const agent = (url: string, prefix: string, count: number) => {
+  const child = spawn(process.execPath, [agentScript, url, prefix, String(count)], { stdio: ["ignore", "pipe", "inherit"] })
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  // An agent that ends without its answer fails the measure rather than reading as a time.
+  const next = () =>
+    lines.next().then((line) => {
+      if (line.value === undefined) throw new Error(`the agent ${prefix} ended (${child.exitCode ?? child.signalCode}) without an answer`)
+      return Number(String(line.value).split(" ")[1])
+    })
+  return { child, next }
+}
+
+const closed = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("close", resolve))
+
+const untilPending = (id: string) => Effect.flatMap(DurableInbox, (inbox) => waitPending(inbox.status, id))
+
+/** Answer → wake with `agents` agent processes, round-robin: each agent's next ask is answered in turn. */
+const wake = async (url: string, agents: number) => {
+  const running = Array.from({ length: agents }, (_, k) => agent(url, `wake${k}`, perAgent))
+  const latencies: Array<number> = []
+  try {
+    await Effect.runPromise(Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      for (let i = 0; i < perAgent; i++) {
+        for (let k = 0; k < agents; k++) {
+          yield* untilPending(`wake${k}-${i}`)
+          const answeredAt = Date.now()
+          yield* inbox.answer(`wake${k}-${i}`, yes)
+          const wokeAt = yield* Effect.promise(() => running[k]!.next())
+          latencies.push(wokeAt - answeredAt)
+        }
+      }
+    }).pipe(Effect.provide(inboxOn(url)), quiet))
+  } finally {
+    for (const { child } of running) child.kill("SIGKILL")
+    await Promise.all(running.map(({ child }) => closed(child)))
+  }
+  return latencies.sort((a, b) => a - b)
+}
+
+/**
+ * Kill -9 of the agent that runs an ask while another waits for it too (it joined): the answer
+ * is given at the kill; how long until the agent that joined has it.
+ */
+const failoverOnce = async (url: string) => {
+  const first = agent(url, "fail", 1)
+  let joined: ReturnType<typeof agent> | undefined
+  try {
+    return await Effect.runPromise(Effect.gen(function*() {
+      const inbox = yield* DurableInbox
+      yield* untilPending("fail-0")
+      // Long enough for the first agent to run the ask's workflow, so that it owns it, and then
+      // for the second to start and join it (nothing tells from outside when it has).
+      yield* Effect.sleep("2 seconds")
+      joined = agent(url, "fail", 1)
+      yield* Effect.sleep("4 seconds")
+      const killedAt = Date.now()
+      first.child.kill("SIGKILL")
+      yield* inbox.answer("fail-0", yes)
+      const wokeAt = yield* Effect.promise(() => joined!.next())
+      return wokeAt - killedAt
+    }).pipe(Effect.provide(inboxOn(url)), quiet))
+  } finally {
+    first.child.kill("SIGKILL")
+    joined?.child.kill("SIGKILL")
+    await Promise.all([closed(first.child), ...(joined === undefined ? [] : [closed(joined.child)])])
+  }
+}
+
+/**
+ * Failover three times, each on a fresh store: which agent owns the ask's shard is the
+ * engine's choice, and a kill of an agent that does not own it costs nothing to measure.
+ */
+const failover = async (store: (i: number) => string) => {
+  const times: Array<number> = []
+  for (let i = 0; i < 3; i++) times.push(await failoverOnce(store(i)))
+  return times
+}
+
+const sqlite = `sqlite:${join(dir, "agents.db")}`
+const onSqlite = await wake(sqlite, 5)
+const failSqlite = await failover((i) => `sqlite:${join(dir, `failover-${i}.db`)}`)
+let onPostgres: ReadonlyArray<number> | undefined
+let failPostgres: ReadonlyArray<number> | undefined
+if (postgresBin() !== undefined) {
+  const server = await startPostgres()
+  try {
+    onPostgres = await wake(server.createDatabase("wake"), 3)
+    failPostgres = await failover((i) => server.createDatabase(`failover${i}`))
+  } finally {
+    server.stop()
+  }
+}
+rmSync(dir, { recursive: true, force: true })
+
+const latency = (sorted: ReadonlyArray<number> | undefined) =>
+  sorted === undefined ? "not run (no PostgreSQL)" : `${percentile(sorted, 0.5)} / ${percentile(sorted, 0.99)} ms`
+process.stdout.write(`${perAgent} asks per agent; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}.\n\n`)
+printTable(["measure", "ours", "baseline", "target"], [
+  ["answer → agent wakes, five agents, SQLite file, p50 / p99", latency(onSqlite), "", "≤ 50 ms / ≤ 250 ms"],
+  ["answer → agent wakes, three agents, PostgreSQL, p50 / p99", latency(onPostgres), "", "≤ 50 ms / ≤ 250 ms"],
+  ["kill -9 of the agent running an ask → the agent that joined it has the answer, SQLite", `${failSqlite.join(" / ")} ms`, "", "≤ 3 s"],
+  [
+    "kill -9 of the agent running an ask → the agent that joined it has the answer, PostgreSQL",
+    failPostgres === undefined ? "not run (no PostgreSQL)" : `${failPostgres.join(" / ")} ms`,
+    "",
+    "≤ 3 s"
+  ]
+])
