@@ -3,12 +3,17 @@
  * (`src/durable/engine.ts`): each listens on a Unix socket in a private
  * folder beside the store; a runner killed with SIGKILL while it runs an ask
  * hands it on, so an agent that joined the ask gets the answer; a socket
- * left over from a crashed run is cleared when the next runner starts.
+ * left over from a crashed run is cleared when the next runner starts; a
+ * runner that hangs (SIGSTOP) while it owns an ask and comes back does not
+ * run it twice; runners started at once each listen on their own address;
+ * a process that connects to a runner's socket without the handshake is
+ * refused and logged once, and the runners go on.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readdirSync, statSync } from "node:fs"
+import { connect } from "node:net"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { DurableInbox, DurableStore } from "../src/durable/index.js"
@@ -18,20 +23,31 @@ import { untilPending as waitPending } from "./support/untilPending.js"
 const agentScript = join(import.meta.dirname, "support", "durableAgent.ts")
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 
-/** An agent process asking `<prefix>-0` on the store; its first stdout line, once answered. */
+/**
+ * An agent process asking `<prefix>-0` on the store; its first stdout line, once answered;
+ * everything it printed (`out`, `err`) so far.
+ */
 const agent = (url: string, prefix: string) => {
   const child = spawn(process.execPath, [agentScript, url, prefix, "1"], { stdio: ["ignore", "pipe", "pipe"] })
+  const printed = { out: "", err: "" }
+  child.stdout!.on("data", (chunk) => printed.out += String(chunk))
+  child.stderr!.on("data", (chunk) => printed.err += String(chunk))
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
-  return { child, answered: () => lines.next().then((line) => line.value === undefined ? undefined : JSON.parse(String(line.value))) }
+  return {
+    child,
+    printed,
+    answered: () => lines.next().then((line) => line.value === undefined ? undefined : JSON.parse(String(line.value)))
+  }
 }
 
 const ended = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("close", resolve))
 
-/** An agent for the test's scope: killed at its end. */
+/** An agent for the test's scope: killed at its end (woken first, should it be stopped). */
 const scopedAgent = (url: string, prefix: string) =>
   Effect.acquireRelease(Effect.sync(() => agent(url, prefix)), ({ child }) =>
     Effect.promise(() => {
+      child.kill("SIGCONT")
       child.kill("SIGKILL")
       return ended(child)
     }))
@@ -89,5 +105,85 @@ describe("agent processes as runners of one cluster (SQLite file)", () => {
       // The new runner serves its own ask while the crashed one's socket is gone.
       yield* answer(url, "next-0")
       expect(yield* Effect.promise(() => next.answered())).toMatchObject({ id: "next-0", answer: yes })
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.live("a runner stopped (SIGSTOP) for 30 s while it owns an ask, then continued: the ask is answered once, each agent prints it once", () =>
+    Effect.gen(function*() {
+      const url = `sqlite:${join(tempDir(), "asks.db")}`
+      const first = yield* scopedAgent(url, "stop")
+      yield* untilPending("stop-0").pipe(Effect.provide(inboxOn(url)))
+      yield* Effect.sleep("2 seconds")
+      const joined = yield* scopedAgent(url, "stop")
+      yield* Effect.sleep("4 seconds")
+      // The first agent hangs while it owns the ask (or while the other does: the engine picks).
+      first.child.kill("SIGSTOP")
+      yield* Effect.sleep("5 seconds")
+      yield* answer(url, "stop-0")
+      expect(yield* Effect.promise(() => joined.answered())).toMatchObject({ id: "stop-0", answer: yes })
+      const settled = yield* Effect.flatMap(DurableInbox, (inbox) => inbox.status("stop-0")).pipe(Effect.provide(inboxOn(url)))
+      yield* Effect.sleep("25 seconds")
+      first.child.kill("SIGCONT")
+      // Back, the first agent gets the answer too, once, and ends.
+      expect(yield* Effect.promise(() => first.answered())).toMatchObject({ id: "stop-0", answer: yes })
+      yield* Effect.promise(() => ended(first.child))
+      yield* Effect.promise(() => ended(joined.child))
+      expect(first.child.exitCode).toBe(0)
+      expect(joined.child.exitCode).toBe(0)
+      expect(first.printed.out.trim().split("\n")).toHaveLength(1)
+      expect(joined.printed.out.trim().split("\n")).toHaveLength(1)
+      // The answer and its receipt are as first recorded: nothing ran the ask again.
+      const { after, history } = yield* Effect.gen(function*() {
+        const inbox = yield* DurableInbox
+        return { after: yield* inbox.status("stop-0"), history: yield* inbox.history() }
+      }).pipe(Effect.provide(inboxOn(url)))
+      expect(after).toEqual(settled)
+      expect(history.filter((ask) => ask.id === "stop-0")).toHaveLength(1)
+    }).pipe(Effect.scoped), { timeout: 120_000 })
+
+  it.live("two runners started at once each listen on their own address and serve their own ask", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const url = `sqlite:${join(dir, "asks.db")}`
+      const [one, two] = [yield* scopedAgent(url, "one"), yield* scopedAgent(url, "two")]
+      yield* Effect.all([untilPending("one-0"), untilPending("two-0")]).pipe(Effect.provide(inboxOn(url)))
+      expect(sockets(join(dir, ".asks.db-runners"))).toHaveLength(2)
+      yield* answer(url, "one-0")
+      yield* answer(url, "two-0")
+      expect(yield* Effect.promise(() => one.answered())).toMatchObject({ id: "one-0", answer: yes })
+      expect(yield* Effect.promise(() => two.answered())).toMatchObject({ id: "two-0", answer: yes })
+      expect(one.printed.err + two.printed.err).not.toContain("Refused")
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.live("a process that connects to a runner's socket and sends garbage is refused and logged once; the runners go on", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const url = `sqlite:${join(dir, "asks.db")}`
+      const folder = join(dir, ".asks.db-runners")
+      const target = yield* scopedAgent(url, "peer")
+      yield* untilPending("peer-0").pipe(Effect.provide(inboxOn(url)))
+      const [socket] = sockets(folder)
+      // The wrong peer: connects, writes bytes that are no handshake, and is hung up on.
+      const closedBy = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          const peer = connect(join(folder, socket!))
+          peer.on("connect", () => peer.write(Buffer.from("\u001b[31mGET / HTTP/1.1\r\n\r\n".repeat(4) + "x".repeat(64))))
+          peer.on("data", () => {})
+          peer.on("error", () => resolve("error"))
+          peer.on("close", () => resolve("closed"))
+        })
+      )
+      expect(["closed", "error"]).toContain(closedBy)
+      // The runner still serves its ask, and another agent joins the cluster as before.
+      const other = yield* scopedAgent(url, "other")
+      yield* untilPending("other-0").pipe(Effect.provide(inboxOn(url)))
+      yield* answer(url, "peer-0")
+      yield* answer(url, "other-0")
+      expect(yield* Effect.promise(() => target.answered())).toMatchObject({ id: "peer-0", answer: yes })
+      expect(yield* Effect.promise(() => other.answered())).toMatchObject({ id: "other-0", answer: yes })
+      const refusals = target.printed.err.split("\n").filter((line) => line.includes("Refused a connection"))
+      expect(refusals).toHaveLength(1)
+      // The peer's bytes are not echoed into the log.
+      expect(target.printed.err).not.toContain("GET /")
+      expect(other.printed.err).not.toContain("Refused")
     }).pipe(Effect.scoped), { timeout: 90_000 })
 })

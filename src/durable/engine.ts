@@ -20,7 +20,6 @@ import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import { connect as NetConnect } from "node:net"
 import * as Path from "node:path"
-import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -43,6 +42,7 @@ import { Digest } from "effect/crypto"
 import { RpcClient, RpcSerialization } from "effect/rpc"
 import type { SqlClient } from "effect/sql"
 import { Socket, SocketServer } from "effect/socket"
+import { clusterSecret, connect, guardServer } from "./runnerHandshake.js"
 
 /**
  * Where the store's runners listen: a folder of Unix sockets, or none (the
@@ -141,15 +141,19 @@ const privateFolder = (folder: string) =>
     Fs.chmodSync(folder, 0o700)
   })
 
-/** Runners reach each other's socket by the path their address names (its host; the port is unused). */
-const clientProtocol = Layer.effect(
+/**
+ * Runners reach each other's socket by the path their address names (its
+ * host; the port is unused), each connection past the handshake first.
+ */
+const clientProtocol = (secret: Uint8Array) =>
+  Layer.effect(
   Runners.RpcClientProtocol,
   Effect.gen(function*() {
     const serialization = yield* RpcSerialization.RpcSerialization
     return Runners.RpcClientProtocol.of({
       codecFor: serialization.codecFor,
       make: Effect.fnUntraced(function*(address) {
-        const socket = yield* NodeSocket.makeNet({ path: address.host, openTimeout: 1000, timeout: 5500 })
+        const socket = yield* connect({ path: address.host, timeout: 5500 }, secret)
         return yield* RpcClient.makeProtocolSocket().pipe(
           Effect.provideService(Socket.Socket, socket),
           Effect.provideService(RpcSerialization.RpcSerialization, serialization)
@@ -159,45 +163,48 @@ const clientProtocol = Layer.effect(
   })
 )
 
-/** This runner's socket: a fresh name in the private folder, made 0600 once it listens. */
-const socketServer = (path: string) =>
+/**
+ * This runner's socket: a fresh name in the private folder, made 0600 once
+ * it listens, that lets in only peers past the handshake.
+ */
+const socketServer = (path: string, secret: Uint8Array) =>
   Layer.effect(
     SocketServer.SocketServer,
     Effect.gen(function*() {
       const server = yield* NodeSocketServer.make({ path })
       yield* Effect.sync(() => Fs.chmodSync(path, 0o600))
       yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(path, { force: true })))
-      return server
+      return guardServer(server, secret)
     })
   )
 
 const storageLayers = Layer.mergeAll(SqlMessageStorage.layer, Layer.orDie(SqlRunnerStorage.layer))
 
 /** A runner of the store's cluster on a Unix socket in `folder`, or (`runner: false`) a client of it. */
-const socketEngine = (folder: string, runner: boolean) => {
+const socketEngine = (folder: string, runner: boolean) =>
+  Layer.unwrap(Effect.gen(function*() {
+  yield* privateFolder(folder)
+  const secret = yield* clusterSecret(Path.join(folder, "secret"))
   if (!runner) {
     return SocketRunner.layerClientOnly.pipe(
-      Layer.provide(clientProtocol),
+      Layer.provide(clientProtocol(secret)),
       Layer.provideMerge(storageLayers),
       Layer.provide(ShardingConfig.layer({ ...socketTimings, runnerAddress: Option.none() })),
       Layer.provide(RpcSerialization.layerSchemaBinary())
     )
   }
-  return Layer.unwrap(Effect.gen(function*() {
-    yield* privateFolder(folder)
     yield* sweepLeftOvers(folder)
     const path = Path.join(folder, `${randomBytes(8).toString("hex")}.sock`)
     const address = RunnerAddress.make(path, 0)
     return SocketRunner.layer.pipe(
-      Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(clientProtocol))),
-      Layer.provide(clientProtocol),
-      Layer.provide(socketServer(path)),
+      Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(clientProtocol(secret)))),
+      Layer.provide(clientProtocol(secret)),
+      Layer.provide(socketServer(path, secret)),
       Layer.provideMerge(storageLayers),
       Layer.provide(ShardingConfig.layer({ ...socketTimings, runnerAddress: Option.some(address) })),
       Layer.provide(RpcSerialization.layerSchemaBinary())
     )
   }))
-}
 
 const singleEngine = (runner: boolean) =>
   SingleRunner.layer({

@@ -5,7 +5,7 @@
  *
  *   node test/support/durableAgent.ts URL PREFIX COUNT
  */
-import { Effect, Layer, References } from "effect"
+import { Effect, Layer, Logger, References } from "effect"
 import { UserInteraction } from "effect-user-interaction"
 import { DurableProvider, DurableStore } from "effect-user-interaction/durable"
 
@@ -22,5 +22,8 @@ const program = Effect.forEach(
   Effect.provide(UserInteraction.layerWith(DurableProvider.layer()).pipe(Layer.provide(DurableStore.layer(url))))
 )
 
-// stdout carries only the lines above; the engine's housekeeping logs stay out of it.
-await Effect.runPromise(program.pipe(Effect.provideService(References.MinimumLogLevel, "Error")))
+// stdout carries only the lines above; the engine's housekeeping logs stay out of it, errors go to stderr.
+await Effect.runPromise(program.pipe(
+  Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatSimple)])),
+  Effect.provideService(References.MinimumLogLevel, "Error")
+))

@@ -1,0 +1,198 @@
+/**
+ * The handshake a connection between two runners of a store's cluster
+ * begins with, before effect/cluster's RPC sees a byte (decision 163): each
+ * side proves it holds the cluster's secret without sending it, so a process
+ * that connects with anything else (garbage, an old client, a peer with
+ * another secret) is refused before it can reach a workflow, and logged.
+ *
+ * Challenge and response, both ways, HMAC-SHA256 over fresh nonces:
+ *
+ *   server → client   "AUC1" nonceS(16)
+ *   client → server   nonceC(16) HMAC(secret, "client" nonceS nonceC)
+ *   server → client   HMAC(secret, "server" nonceC nonceS)
+ *
+ * It runs on the raw `net.Socket` (paused, as the Node socket server hands
+ * it over, and read with `read(n)`, so nothing after the handshake is
+ * consumed); effect/cluster's socket protocol then reads the same socket.
+ *
+ * @internal
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Path from "node:path"
+import * as NodeSocket from "@effect/platform-node/NodeSocket"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { Socket, SocketServer } from "effect/socket"
+
+/**
+ * Why a handshake did not complete (said in the log, never the peer's
+ * bytes); `probe` when the peer hung up without sending a byte, as a runner
+ * checking whether a socket is live does.
+ */
+export class HandshakeError extends Data.TaggedError("HandshakeError")<{ readonly reason: string; readonly probe?: boolean }> {}
+
+const magic = Buffer.from("AUC1")
+const nonceLength = 16
+const macLength = 32
+/** A peer that has not proved itself by then is dropped: a silent connection holds nothing open. */
+const handshakeMillis = 5_000
+
+const mac = (secret: Uint8Array, label: string, first: Uint8Array, second: Uint8Array) =>
+  createHmac("sha256", secret).update(label).update(first).update(second).digest()
+
+/** Reads exactly `length` bytes from a paused socket; fails when it ends first or stays silent. */
+const readExactly = (conn: Net.Socket, length: number) =>
+  Effect.callback<Buffer, HandshakeError>((resume) => {
+    const finish = (result: Effect.Effect<Buffer, HandshakeError>) => {
+      cleanup()
+      resume(result)
+    }
+    const onReadable = () => {
+      const chunk: Buffer | null = conn.read(length)
+      if (chunk === null) return
+      finish(chunk.length === length ? Effect.succeed(chunk) : Effect.fail(new HandshakeError({ reason: "it closed the connection" })))
+    }
+    const onClosed = () =>
+      finish(Effect.fail(new HandshakeError({ reason: "it closed the connection", probe: conn.bytesRead === 0 })))
+    const timer = setTimeout(() => finish(Effect.fail(new HandshakeError({ reason: "it did not answer in time" }))), handshakeMillis)
+    const cleanup = () => {
+      clearTimeout(timer)
+      conn.off("readable", onReadable)
+      conn.off("end", onClosed)
+      conn.off("close", onClosed)
+      conn.off("error", onClosed)
+    }
+    conn.on("readable", onReadable)
+    conn.once("end", onClosed)
+    conn.once("close", onClosed)
+    conn.once("error", onClosed)
+    onReadable()
+    return Effect.sync(cleanup)
+  })
+
+const write = (conn: Net.Socket, bytes: Uint8Array) => Effect.sync(() => void conn.write(bytes))
+
+const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && timingSafeEqual(a, b)
+
+/** The server's side: the peer proves the secret, then is told the server holds it too. */
+const serverSide = (conn: Net.Socket, secret: Uint8Array) =>
+  Effect.gen(function*() {
+    const nonceS = randomBytes(nonceLength)
+    yield* write(conn, Buffer.concat([magic, nonceS]))
+    const reply = yield* readExactly(conn, nonceLength + macLength)
+    const nonceC = reply.subarray(0, nonceLength)
+    if (!equal(reply.subarray(nonceLength), mac(secret, "client", nonceS, nonceC))) {
+      return yield* new HandshakeError({ reason: "it did not prove the cluster's secret" })
+    }
+    yield* write(conn, mac(secret, "server", nonceC, nonceS))
+  })
+
+/** The client's side: answers the server's challenge and checks the server's proof. */
+const clientSide = (conn: Net.Socket, secret: Uint8Array) =>
+  Effect.gen(function*() {
+    const hello = yield* readExactly(conn, magic.length + nonceLength)
+    if (!equal(hello.subarray(0, magic.length), magic)) {
+      return yield* new HandshakeError({ reason: "it is not a runner of this cluster" })
+    }
+    const nonceS = hello.subarray(magic.length)
+    const nonceC = randomBytes(nonceLength)
+    yield* write(conn, Buffer.concat([nonceC, mac(secret, "client", nonceS, nonceC)]))
+    const proof = yield* readExactly(conn, macLength)
+    if (!equal(proof, mac(secret, "server", nonceC, nonceS))) {
+      return yield* new HandshakeError({ reason: "it did not prove the cluster's secret" })
+    }
+  })
+
+/** A refusal is logged at most once a minute, so a peer that keeps knocking cannot flood the log. */
+const refusalLogEvery = 60_000
+
+/**
+ * `server` with the handshake in front: a connection that does not complete
+ * it is closed before effect/cluster's protocol reads it, and logged.
+ */
+export const guardServer = (server: SocketServer.SocketServer["Service"], secret: Uint8Array): SocketServer.SocketServer["Service"] => {
+  let lastLogged = 0
+  let refusedSince = 0
+  const refuse = (conn: Net.Socket, error: HandshakeError) =>
+    Effect.suspend(() => {
+      conn.destroy()
+      if (error.probe === true) return Effect.void
+      refusedSince++
+      const now = Date.now()
+      if (now - lastLogged < refusalLogEvery) return Effect.void
+      const count = refusedSince
+      lastLogged = now
+      refusedSince = 0
+      return Effect.logError(
+        `Refused a connection to this runner's socket: ${error.reason}${count > 1 ? ` (${count} refused since the last notice)` : ""}.`
+      ).pipe(Effect.annotateLogs({ module: "effect-user-interaction/durable" }))
+    })
+  return SocketServer.SocketServer.of({
+    address: server.address,
+    // The Node socket server gives each handler its `net.Socket` (`NetSocket`), which the types do not say.
+    run: <R, E, _>(handler: (socket: Socket.Socket) => Effect.Effect<_, E, R>) =>
+      server.run((socket) =>
+        Effect.gen(function*() {
+          const conn = yield* NodeSocket.NetSocket
+          return yield* serverSide(conn, secret).pipe(
+            Effect.matchEffect({
+              onFailure: (error) => refuse(conn, error),
+              onSuccess: () => handler(socket)
+            })
+          )
+        })
+      ) as Effect.Effect<never, SocketServer.SocketServerError, R>
+  })
+}
+
+/** A connection to the runner listening at `options`, past the handshake. */
+export const connect = (options: Net.NetConnectOpts, secret: Uint8Array): Effect.Effect<Socket.Socket> =>
+  NodeSocket.fromDuplex(
+    Effect.acquireRelease(
+      Effect.callback<Net.Socket, Socket.SocketError>((resume) => {
+        const conn = Net.createConnection(options)
+        conn.once("connect", () => {
+          conn.off("error", onError)
+          resume(Effect.succeed(conn))
+        })
+        const onError = (cause: Error) => resume(Effect.fail(new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause }) })))
+        conn.once("error", onError)
+        return Effect.sync(() => conn.destroy())
+      }).pipe(
+        Effect.tap((conn) =>
+          Effect.mapError(clientSide(conn, secret), (error) =>
+            new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause: error }) }))
+        ),
+        Effect.timeoutOrElse({
+          duration: handshakeMillis,
+          orElse: () => Effect.fail(new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Timeout", cause: new Error("timeout") }) }))
+        })
+      ),
+      (conn) => Effect.sync(() => conn.destroy())
+    )
+  )
+
+/**
+ * The cluster's secret: `ASK_USER_CLUSTER_SECRET` when set, else 32 random
+ * bytes kept in `file` (0600, made by the first runner; written aside and
+ * linked into place so two runners starting at once agree on one).
+ */
+export const clusterSecret = (file: string): Effect.Effect<Uint8Array> =>
+  Effect.sync(() => {
+    const fromEnv = process.env.ASK_USER_CLUSTER_SECRET
+    if (fromEnv !== undefined && fromEnv !== "") return Buffer.from(fromEnv, "utf8")
+    if (!Fs.existsSync(file)) {
+      const aside = Path.join(Path.dirname(file), `.secret-${randomBytes(8).toString("hex")}`)
+      Fs.writeFileSync(aside, randomBytes(32), { mode: 0o600 })
+      try {
+        Fs.linkSync(aside, file)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      } finally {
+        Fs.rmSync(aside, { force: true })
+      }
+    }
+    return Fs.readFileSync(file)
+  })
