@@ -16,7 +16,6 @@ import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { Effect, Layer, References } from "effect"
 import { DurableInbox, DurableStore } from "../dist/durable/index.js"
-import { postgresBin, startPostgres } from "../test/support/postgres.ts"
 import { untilPending as waitPending } from "../test/support/untilPending.ts"
 import { printTable } from "./support.ts"
 
@@ -115,8 +114,10 @@ const onSqlite = await wake(sqlite, 5)
 const failSqlite = await failover((i) => `sqlite:${join(dir, `failover-${i}.db`)}`)
 let onPostgres: ReadonlyArray<number> | undefined
 let failPostgres: ReadonlyArray<number> | undefined
-if (postgresBin() !== undefined) {
-  const server = await startPostgres()
+// BENCH_NO_PG=1 measures SQLite alone; PostgreSQL's helpers are loaded only when it runs.
+const postgres = process.env.BENCH_NO_PG === undefined ? await import("../test/support/postgres.ts") : undefined
+if (postgres !== undefined && postgres.postgresBin() !== undefined) {
+  const server = await postgres.startPostgres()
   try {
     onPostgres = await wake(server.createDatabase("wake"), 3)
     failPostgres = await failover((i) => server.createDatabase(`failover${i}`))

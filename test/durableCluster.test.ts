@@ -12,11 +12,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, readdirSync, statSync } from "node:fs"
-import { connect } from "node:net"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { connect, type Socket } from "node:net"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { DurableInbox, DurableStore } from "../src/durable/index.js"
+import { clientSide } from "../src/durable/runnerHandshake.js"
 import { tempDir } from "./cliHarness.js"
 import { untilPending as waitPending } from "./support/untilPending.js"
 
@@ -185,5 +186,33 @@ describe("agent processes as runners of one cluster (SQLite file)", () => {
       // The peer's bytes are not echoed into the log.
       expect(target.printed.err).not.toContain("GET /")
       expect(other.printed.err).not.toContain("Refused")
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.live("a peer with the wrong secret is refused and logged once; one with the cluster's secret (0600) is let in", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const url = `sqlite:${join(dir, "asks.db")}`
+      const folder = join(dir, ".asks.db-runners")
+      const target = yield* scopedAgent(url, "secret")
+      yield* untilPending("secret-0").pipe(Effect.provide(inboxOn(url)))
+      expect(statSync(join(folder, "secret")).mode & 0o777).toBe(0o600)
+      const path = join(folder, sockets(folder)[0]!)
+      const handshake = (secret: Uint8Array) =>
+        Effect.acquireUseRelease(
+          Effect.promise(() => new Promise<Socket>((resolve) => {
+            const conn = connect(path, () => resolve(conn))
+          })),
+          (conn) => Effect.result(clientSide(conn, secret)),
+          (conn) => Effect.sync(() => conn.destroy())
+        )
+      // Twice with a wrong secret: both refused, the second within the minute not logged again.
+      const wrong = [yield* handshake(Buffer.from("not the cluster's secret")), yield* handshake(Buffer.alloc(32))]
+      expect(wrong.map((result) => result._tag)).toEqual(["Failure", "Failure"])
+      expect((yield* handshake(readFileSync(join(folder, "secret"))))._tag).toBe("Success")
+      yield* answer(url, "secret-0")
+      expect(yield* Effect.promise(() => target.answered())).toMatchObject({ id: "secret-0", answer: yes })
+      const refusals = target.printed.err.split("\n").filter((line) => line.includes("Refused a connection"))
+      expect(refusals).toHaveLength(1)
+      expect(refusals[0]).toContain("did not prove the cluster's secret")
     }).pipe(Effect.scoped), { timeout: 90_000 })
 })

@@ -7,7 +7,9 @@
  *   socket (0600) in a private folder beside the store, with ping health
  *   checks. An answer reaches the runner that owns the ask over its socket
  *   instead of through a storage poll, and a runner that dies is seen at once
- *   (its socket refuses), its asks moving when its shard locks lapse (3 s).
+ *   (its socket refuses), its asks moving when its shard locks lapse (1–2 s).
+ *   Each connection begins with a handshake on the cluster's secret
+ *   (`runnerHandshake.ts`, decision 163).
  *   Answerers (`runner: false`) are clients: they send, and own no shards.
  * - An in-memory SQLite store is private to its process, and a PostgreSQL
  *   store may be shared by agents on other machines, which a Unix socket
@@ -88,18 +90,21 @@ const singleTimings = {
  * The timings of socket runners: messages and replies come over the
  * sockets, so storage is polled only as a fallback, every 500 ms (a notice
  * that came before its message was committed, or while the workflow was
- * busy, is read there); a dead runner's shards move once their locks
- * lapse, within 3 s, and a runner that cannot reach another marks it
- * unhealthy within a second.
+ * busy, is read there). A dead runner's shards move once their locks
+ * lapse: 1 s, which SQLite's whole-second clock makes 1–2 s, refreshed
+ * every 300 ms (the engine refreshes at least three times a lapse); a
+ * runner that cannot reach another marks it unhealthy within 500 ms and
+ * assignments are re-read as often, so failover stays under 3 s
+ * (decision 164).
  */
 const socketTimings = {
   shardsPerGroup: 16,
   entityMessagePollInterval: Duration.millis(500),
   entityReplyPollInterval: Duration.millis(500),
-  refreshAssignmentsInterval: Duration.seconds(1),
-  shardLockRefreshInterval: Duration.seconds(1),
-  shardLockExpiration: Duration.seconds(3),
-  runnerHealthCheckInterval: Duration.seconds(1),
+  refreshAssignmentsInterval: Duration.millis(500),
+  shardLockRefreshInterval: Duration.millis(300),
+  shardLockExpiration: Duration.seconds(1),
+  runnerHealthCheckInterval: Duration.millis(500),
   entityTerminationTimeout: Duration.seconds(2)
 }
 

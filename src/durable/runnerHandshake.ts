@@ -89,8 +89,8 @@ const serverSide = (conn: Net.Socket, secret: Uint8Array) =>
     yield* write(conn, mac(secret, "server", nonceC, nonceS))
   })
 
-/** The client's side: answers the server's challenge and checks the server's proof. */
-const clientSide = (conn: Net.Socket, secret: Uint8Array) =>
+/** The client's side, on a connected socket: answers the server's challenge and checks the server's proof. */
+export const clientSide = (conn: Net.Socket, secret: Uint8Array) =>
   Effect.gen(function*() {
     const hello = yield* readExactly(conn, magic.length + nonceLength)
     if (!equal(hello.subarray(0, magic.length), magic)) {
