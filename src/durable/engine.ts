@@ -91,20 +91,19 @@ const singleTimings = {
  * sockets, so storage is polled only as a fallback, every 500 ms (a notice
  * that came before its message was committed, or while the workflow was
  * busy, is read there). A dead runner's shards move once their locks
- * lapse: 1 s, which SQLite's whole-second clock makes 1–2 s, refreshed
- * every 300 ms (the engine refreshes at least three times a lapse); a
- * runner that cannot reach another marks it unhealthy within 500 ms and
- * assignments are re-read as often, so failover stays under 3 s
+ * lapse: 3 s, refreshed every second, and assignments are re-read every
+ * second, so failover takes about 4 s. Shorter locks move asks sooner
+ * but also away from a runner that a loaded machine starves for a second
  * (decision 164).
  */
 const socketTimings = {
   shardsPerGroup: 16,
   entityMessagePollInterval: Duration.millis(500),
   entityReplyPollInterval: Duration.millis(500),
-  refreshAssignmentsInterval: Duration.millis(500),
-  shardLockRefreshInterval: Duration.millis(300),
-  shardLockExpiration: Duration.seconds(1),
-  runnerHealthCheckInterval: Duration.millis(500),
+  refreshAssignmentsInterval: Duration.seconds(1),
+  shardLockRefreshInterval: Duration.seconds(1),
+  shardLockExpiration: Duration.seconds(3),
+  runnerHealthCheckInterval: Duration.seconds(1),
   entityTerminationTimeout: Duration.seconds(2)
 }
 
