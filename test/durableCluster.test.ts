@@ -17,25 +17,15 @@ import { join } from "node:path"
 import { DurableInbox } from "../src/durable/index.js"
 import { clientSide } from "../src/durable/runnerHandshake.js"
 import { tempDir } from "./cliHarness.js"
-import { answer, ended, inboxOn, scopedAgent, untilPending, yes } from "./support/clusterAgents.js"
+import { answer, ended, inboxOn, killedOwnerFailover, scopedAgent, untilPending, yes } from "./support/clusterAgents.js"
 
 const sockets = (folder: string) => existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith(".sock")) : []
 
 describe("agent processes as runners of one cluster (SQLite file)", () => {
   it.live("a runner killed with SIGKILL while it runs an ask: the agent that joined it gets the answer", () =>
     Effect.gen(function*() {
-      const url = `sqlite:${join(tempDir(), "asks.db")}`
-      const first = yield* scopedAgent(url, "kill")
-      yield* untilPending("kill-0").pipe(Effect.provide(inboxOn(url)))
-      // The first agent runs the ask's workflow; the second starts and joins it.
-      yield* Effect.sleep("2 seconds")
-      const joined = yield* scopedAgent(url, "kill")
-      yield* Effect.sleep("4 seconds")
-      first.child.kill("SIGKILL")
-      yield* Effect.promise(() => ended(first.child))
-      yield* answer(url, "kill-0")
-      expect(yield* Effect.promise(() => joined.answered())).toMatchObject({ id: "kill-0", answer: yes })
-    }).pipe(Effect.scoped), { timeout: 90_000 })
+      expect(yield* killedOwnerFailover(`sqlite:${join(tempDir(), "asks.db")}`)).toMatchObject({ id: "kill-0", answer: yes })
+    }), { timeout: 90_000 })
 
   it.live("each runner's socket is private (0600, in a 0700 folder); one left over from a crashed run is cleared", () =>
     Effect.gen(function*() {

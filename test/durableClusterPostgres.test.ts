@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { DurableInbox } from "../src/durable/index.js"
-import { answer, ended, inboxOn, scopedAgent, untilPending, yes } from "./support/clusterAgents.js"
+import { answer, ended, inboxOn, killedOwnerFailover, scopedAgent, untilPending, yes } from "./support/clusterAgents.js"
 import { type PostgresServer, startPostgres } from "./support/postgres.js"
 
 let server: PostgresServer
@@ -24,17 +24,8 @@ const newDatabase = () => server.createDatabase(`asks_${randomUUID().replaceAll(
 describe("agent processes on one PostgreSQL store: faults", () => {
   it.live("the process running an ask killed with SIGKILL: the agent that joined it gets the answer", () =>
     Effect.gen(function*() {
-      const url = newDatabase()
-      const first = yield* scopedAgent(url, "kill")
-      yield* untilPending("kill-0").pipe(Effect.provide(inboxOn(url)))
-      yield* Effect.sleep("2 seconds")
-      const joined = yield* scopedAgent(url, "kill")
-      yield* Effect.sleep("4 seconds")
-      first.child.kill("SIGKILL")
-      yield* Effect.promise(() => ended(first.child))
-      yield* answer(url, "kill-0")
-      expect(yield* Effect.promise(() => joined.answered())).toMatchObject({ id: "kill-0", answer: yes })
-    }).pipe(Effect.scoped), { timeout: 120_000 })
+      expect(yield* killedOwnerFailover(newDatabase())).toMatchObject({ id: "kill-0", answer: yes })
+    }), { timeout: 120_000 })
 
   it.live("the database restarted under three agents: each gets its answer once, recorded once", () =>
     Effect.gen(function*() {

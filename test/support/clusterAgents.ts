@@ -57,3 +57,22 @@ export const answer = (url: string, id: string) =>
     const inbox = yield* DurableInbox
     yield* inbox.answer(id, yes)
   }).pipe(Effect.provide(inboxOn(url)))
+
+/**
+ * The failover scenario on the store at `url`: an agent runs an ask, a
+ * second joins it, the first is killed with SIGKILL, the ask is answered:
+ * the agent that joined must get the answer.
+ */
+export const killedOwnerFailover = (url: string) =>
+  Effect.gen(function*() {
+    const first = yield* scopedAgent(url, "kill")
+    yield* untilPending("kill-0").pipe(Effect.provide(inboxOn(url)))
+    // The first agent runs the ask's workflow; the second starts and joins it.
+    yield* Effect.sleep("2 seconds")
+    const joined = yield* scopedAgent(url, "kill")
+    yield* Effect.sleep("4 seconds")
+    first.child.kill("SIGKILL")
+    yield* Effect.promise(() => ended(first.child))
+    yield* answer(url, "kill-0")
+    return yield* Effect.promise(() => joined.answered())
+  }).pipe(Effect.scoped)
