@@ -18,9 +18,7 @@
  * @internal
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import * as Fs from "node:fs"
 import * as Net from "node:net"
-import * as Path from "node:path"
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -173,26 +171,3 @@ export const connect = (options: Net.NetConnectOpts, secret: Uint8Array): Effect
       (conn) => Effect.sync(() => conn.destroy())
     )
   )
-
-/**
- * The cluster's secret: `ASK_USER_CLUSTER_SECRET` when set, else 32 random
- * bytes kept in `file` (0600, made by the first runner; written aside and
- * linked into place so two runners starting at once agree on one).
- */
-export const clusterSecret = (file: string): Effect.Effect<Uint8Array> =>
-  Effect.sync(() => {
-    const fromEnv = process.env.ASK_USER_CLUSTER_SECRET
-    if (fromEnv !== undefined && fromEnv !== "") return Buffer.from(fromEnv, "utf8")
-    if (!Fs.existsSync(file)) {
-      const aside = Path.join(Path.dirname(file), `.secret-${randomBytes(8).toString("hex")}`)
-      Fs.writeFileSync(aside, randomBytes(32), { mode: 0o600 })
-      try {
-        Fs.linkSync(aside, file)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      } finally {
-        Fs.rmSync(aside, { force: true })
-      }
-    }
-    return Fs.readFileSync(file)
-  })
