@@ -14,7 +14,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { networkInterfaces } from "node:os"
+import * as Tls from "node:tls"
 import { DurableInbox } from "../src/durable/index.js"
+import { clientTls } from "../src/durable/runnerTls.js"
 import { start, tempDir } from "./cliHarness.js"
 import {
   agent,
@@ -57,6 +60,28 @@ const onlyRunnerPort = (url: string) => {
 
 /** The cluster's secret as the store keeps it. */
 const storedSecret = (url: string) => Buffer.from(psql(url, "SELECT secret FROM ask_user_cluster_secret WHERE id = 1")[0]!, "hex")
+
+/** An address of this machine that is not loopback (runners there speak TLS), if it has one. */
+const offLoopback = Object.values(networkInterfaces()).flat()
+  .find((face) => face !== undefined && face.family === "IPv4" && !face.internal)?.address
+
+/** What a TLS client with the key of `secret` gets from `port` on `host`: the first 4 bytes inside TLS, or the failure. */
+const overTls = (host: string, port: number, secret: Uint8Array) =>
+  Effect.promise(() =>
+    new Promise<string>((resolve) => {
+      const conn = Tls.connect({ host, port, ...clientTls(secret) })
+      let got = Buffer.alloc(0)
+      conn.on("data", (chunk: Buffer) => {
+        got = Buffer.concat([got, chunk])
+        if (got.length >= 4) {
+          conn.destroy()
+          resolve(got.subarray(0, 4).toString("latin1"))
+        }
+      })
+      conn.once("error", () => resolve("failed"))
+      conn.once("close", () => resolve("failed"))
+    })
+  )
 
 /** The first `length` bytes a runner sends to a peer that connects to `port` (its handshake's challenge). */
 const firstBytes = (port: number, length: number) =>
@@ -199,4 +224,50 @@ describe("agent processes on one PostgreSQL store: runners over TCP", () => {
       // Neither refused the other: a per-user secret would have made each refuse the other's connections.
       expect(refusals(first.printed.err + second.printed.err)).toEqual([])
     }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.live.skipIf(offLoopback === undefined)(
+    "runners off loopback speak TLS keyed by the store's secret: a plain peer gets nothing in clear, a wrong key fails, the agents still join one ask",
+    () =>
+      Effect.gen(function*() {
+        const host = offLoopback!
+        const url = newDatabase()
+        const env = { ASK_USER_CLUSTER_HOST: host }
+        const first = yield* scopedAgent(url, "tls", env)
+        yield* untilPending("tls-0").pipe(Effect.provide(inboxOn(url)))
+        const [address] = runnerAddresses(url)
+        expect(address).toMatch(new RegExp(`^${host.replaceAll(".", "\\.")}:\\d+$`))
+        const port = Number(address!.split(":")[1])
+
+        // A plain peer: the runner says nothing in clear (no handshake challenge) and hangs up on garbage.
+        const plain = yield* Effect.flatMap(connection({ host, port }), (conn) =>
+          Effect.promise(() =>
+            new Promise<string>((resolve) => {
+              let got = ""
+              conn.on("data", (chunk: Buffer) => (got += chunk.toString("latin1")))
+              conn.once("close", () => resolve(got))
+              setTimeout(() => conn.write("\u001b[31mGET / HTTP/1.1\r\n\r\n"), 1000)
+            })
+          )).pipe(Effect.scoped)
+        expect(plain).not.toContain("AUC1")
+        // TLS with a key not derived from the store's secret fails; with the right one, the handshake's
+        // challenge comes inside TLS.
+        expect(yield* overTls(host, port, Buffer.from("not the cluster's secret"))).toBe("failed")
+        expect(yield* overTls(host, port, storedSecret(url))).toBe("AUC1")
+
+        // A second agent joins the ask; the runners talk to each other over TLS.
+        yield* Effect.sleep("2 seconds")
+        const second = yield* scopedAgent(url, "tls", env)
+        yield* Effect.sleep("4 seconds")
+        expect(runnerAddresses(url)).toHaveLength(2)
+        yield* answer(url, "tls-0")
+        expect(yield* Effect.promise(() => first.answered())).toMatchObject({ id: "tls-0", answer: yes })
+        expect(yield* Effect.promise(() => second.answered())).toMatchObject({ id: "tls-0", answer: yes })
+        const refused = refusals(first.printed.err)
+        expect(refused).toHaveLength(1)
+        expect(refused[0]).toContain("did not complete TLS")
+        expect(first.printed.err).not.toContain("GET /")
+        expect(refusals(second.printed.err)).toEqual([])
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
 })

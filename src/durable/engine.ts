@@ -18,7 +18,9 @@
  *   `ASK_USER_CLUSTER_HOST` (default `127.0.0.1`) and `ASK_USER_CLUSTER_PORT`
  *   (default a free port), and registers that host and the port it got. The
  *   health checks reach every runner from every other, so agents on several
- *   machines must each name an address the others can reach.
+ *   machines must each name an address the others can reach. Off loopback
+ *   the connections are TLS with a key derived from the secret (TLS-PSK,
+ *   `runnerTls.ts`, decision 166).
  * - An in-memory SQLite store is private to its process: `SingleRunner`
  *   (decision 072's timings).
  *
@@ -54,6 +56,7 @@ import { inertJson } from "../internal/sanitize.js"
 import { clusterSecret } from "./clusterSecret.js"
 import { DurableClusterError } from "./DurableClusterError.js"
 import { connect, guardServer } from "./runnerHandshake.js"
+import { isLoopback } from "./runnerTls.js"
 import { sqlitePath } from "./storeUrl.js"
 
 /**
@@ -159,12 +162,18 @@ const privateFolder = (folder: string) =>
     Fs.chmodSync(folder, 0o700)
   })
 
+/** How to reach a runner: where, and whether over TLS. */
+interface Dial {
+  readonly options: NetConnectOpts
+  readonly encrypted: boolean
+}
+
 /**
- * Runners reach each other at the address `target` makes of a runner's
- * (a Unix socket's path, or a host and port), each connection past the
- * handshake first.
+ * Runners reach each other as `target` says of a runner's address (a Unix
+ * socket's path, or a host and port), each connection past the handshake
+ * first.
  */
-const clientProtocol = (secret: Uint8Array, target: (address: RunnerAddress.RunnerAddress) => NetConnectOpts) =>
+const clientProtocol = (secret: Uint8Array, target: (address: RunnerAddress.RunnerAddress) => Dial) =>
   Layer.effect(
     Runners.RpcClientProtocol,
     Effect.gen(function*() {
@@ -172,7 +181,8 @@ const clientProtocol = (secret: Uint8Array, target: (address: RunnerAddress.Runn
       return Runners.RpcClientProtocol.of({
         codecFor: serialization.codecFor,
         make: Effect.fnUntraced(function*(address) {
-          const socket = yield* connect(target(address), secret)
+          const { encrypted, options } = target(address)
+          const socket = yield* connect(options, secret, encrypted)
           return yield* RpcClient.makeProtocolSocket().pipe(
             Effect.provideService(Socket.Socket, socket),
             Effect.provideService(RpcSerialization.RpcSerialization, serialization)
@@ -182,14 +192,19 @@ const clientProtocol = (secret: Uint8Array, target: (address: RunnerAddress.Runn
     })
   )
 
-/** A Unix socket runner's address is its path (the port is unused). */
-const bySocketPath = (address: RunnerAddress.RunnerAddress): NetConnectOpts => ({ path: address.host, timeout: 5500 })
+/** A Unix socket runner's address is its path (the port is unused); the file system keeps others out. */
+const bySocketPath = (address: RunnerAddress.RunnerAddress): Dial => ({
+  options: { path: address.host, timeout: 5500 },
+  encrypted: false
+})
 
-/** A TCP runner's address is the host it was told to listen on and the port it got. */
-const byHostAndPort = (address: RunnerAddress.RunnerAddress): NetConnectOpts => ({
-  host: address.host,
-  port: address.port,
-  timeout: 5500
+/**
+ * A TCP runner's address is the host it was told to listen on and the port
+ * it got; off loopback it listens with TLS (decision 166), as its host says.
+ */
+const byHostAndPort = (address: RunnerAddress.RunnerAddress): Dial => ({
+  options: { host: address.host, port: address.port, timeout: 5500 },
+  encrypted: !isLoopback(address.host)
 })
 
 /**
@@ -313,7 +328,8 @@ const tcpEngine = (runner: boolean) =>
     const bound = server.address._tag === "InetAddressV4" || server.address._tag === "InetAddressV6" ? server.address.port : port
     return runnerEngine(
       protocol,
-      Layer.succeed(SocketServer.SocketServer, guardServer(server, secret)),
+      // Off loopback, TLS first: the handshake authenticates, TLS hides the traffic (decision 166).
+      Layer.succeed(SocketServer.SocketServer, guardServer(server, secret, !isLoopback(host))),
       RunnerAddress.make(host, bound)
     )
   }))
