@@ -9,11 +9,13 @@
  * to listen on one fixed port (the second fails naming the address, the
  * first goes on); a peer with the wrong secret and a peer sending garbage
  * (refused and logged once, the runners go on); agents of different state
- * directories and no secret in the environment (they agree on the store's).
+ * directories, or of different OS users, and no secret in the environment
+ * (they agree on the store's); runners off loopback (TLS-PSK, decision 166).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { chmodSync } from "node:fs"
 import { networkInterfaces } from "node:os"
 import * as Tls from "node:tls"
 import { DurableInbox } from "../src/durable/index.js"
@@ -35,7 +37,7 @@ import {
   wrongSecretPeer,
   yes
 } from "./support/clusterAgents.js"
-import { makeStore } from "./support/durableCli.js"
+import { askFile, makeStore, run, untilStatus } from "./support/durableCli.js"
 import { freePort } from "./support/freePort.js"
 import { type PostgresServer, psql, startPostgres } from "./support/postgres.js"
 
@@ -270,4 +272,22 @@ describe("agent processes on one PostgreSQL store: runners over TCP", () => {
       }).pipe(Effect.scoped),
     { timeout: 90_000 }
   )
+
+  it("agents of two OS users on one store are runners of one cluster: one joins the other's ask, both get the answer, neither refuses the other", async () => {
+    const store = makeStore(newDatabase())
+    // The other account reads the request file; the store is the server's, not a file.
+    chmodSync(store.dir, 0o755)
+    const mine = askFile(store, "shared-1", store.requestFile)
+    await untilStatus(store, "shared-1", (s) => s === "pending", mine)
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    const theirs = start(["--durable", "--store", store.url, "--ask-id", "shared-1", store.requestFile], { user: "nobody" })
+    theirs.child.stdin!.end()
+    // Long enough for nobody's runner to register and for the runners' health checks to reach each other.
+    await new Promise((resolve) => setTimeout(resolve, 4000))
+    expect(runnerAddresses(store.url)).toHaveLength(2)
+    expect((await run(["answer", "--store", store.url, "shared-1", store.file("yes.json", yes)])).code).toBe(0)
+    expect([await mine.exited, await theirs.exited]).toEqual([0, 0])
+    for (const agent of [mine, theirs]) expect(JSON.parse(agent.stdout())).toEqual(yes)
+    expect(refusals(mine.stderr() + theirs.stderr())).toEqual([])
+  }, 90_000)
 })
