@@ -101,7 +101,7 @@ const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, Inv
         Effect.fail(
           error.reason === "InvalidSetting"
             ? new InvalidRequest({ message: error.message })
-            : new ProviderFailed({ message: `Cannot run the durable store ${shownStoreUrl(url)}: ${error.message}`, cause: error })
+            : new ProviderFailed({ message: `${error.message} The store is ${shownStoreUrl(url)}.`, cause: error })
         )
       )),
     Layer.catchTag("SqlError", (error) =>
