@@ -419,7 +419,7 @@ describe("upgrading a store in place", () => {
       const upgraded = new DatabaseSync(file)
       expect(columnsOf(upgraded)).toEqual([...releaseColumns, "receipt", "claim_by_id", "claim_by_name", "claim_until"])
       const steps = upgraded.prepare("SELECT migration_id, name FROM ask_user_migrations ORDER BY migration_id").all()
-      expect(steps.map((row) => [row.migration_id, row.name])).toEqual([[1, "asks_table"], [2, "receipts_and_claims"], [3, "devices_and_pairing"]])
+      expect(steps.map((row) => [row.migration_id, row.name])).toEqual([[1, "asks_table"], [2, "receipts_and_claims"], [3, "devices_and_pairing"], [4, "cluster_secret"]])
       upgraded.close()
     })
   }, 60_000)

@@ -11,13 +11,34 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
-import { connect, type Socket } from "node:net"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { DurableInbox } from "../src/durable/index.js"
-import { clientSide } from "../src/durable/runnerHandshake.js"
 import { tempDir } from "./cliHarness.js"
-import { answer, ended, inboxOn, killedOwnerFailover, scopedAgent, untilPending, yes } from "./support/clusterAgents.js"
+import {
+  answer,
+  ended,
+  garbagePeer,
+  inboxOn,
+  killedOwnerFailover,
+  scopedAgent,
+  stoppedRunner,
+  twoRunners,
+  untilPending,
+  wrongSecretPeer,
+  yes
+} from "./support/clusterAgents.js"
+
+/** The cluster's secret as the store keeps it. */
+const storedSecret = (file: string) => {
+  const db = new DatabaseSync(file, { readOnly: true })
+  try {
+    return Buffer.from(String(db.prepare("SELECT secret FROM ask_user_cluster_secret WHERE id = 1").get()!.secret), "hex")
+  } finally {
+    db.close()
+  }
+}
 
 const sockets = (folder: string) => existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith(".sock")) : []
 
@@ -54,109 +75,30 @@ describe("agent processes as runners of one cluster (SQLite file)", () => {
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.live("a runner stopped (SIGSTOP) for 30 s while it owns an ask, then continued: the ask is answered once, each agent prints it once", () =>
-    Effect.gen(function*() {
-      const url = `sqlite:${join(tempDir(), "asks.db")}`
-      const first = yield* scopedAgent(url, "stop")
-      yield* untilPending("stop-0").pipe(Effect.provide(inboxOn(url)))
-      yield* Effect.sleep("2 seconds")
-      const joined = yield* scopedAgent(url, "stop")
-      yield* Effect.sleep("4 seconds")
-      // The first agent hangs while it owns the ask (or while the other does: the engine picks).
-      first.child.kill("SIGSTOP")
-      yield* Effect.sleep("5 seconds")
-      yield* answer(url, "stop-0")
-      expect(yield* Effect.promise(() => joined.answered())).toMatchObject({ id: "stop-0", answer: yes })
-      const settled = yield* Effect.flatMap(DurableInbox, (inbox) => inbox.status("stop-0")).pipe(Effect.provide(inboxOn(url)))
-      yield* Effect.sleep("25 seconds")
-      first.child.kill("SIGCONT")
-      // Back, the first agent gets the answer too, once, and ends.
-      expect(yield* Effect.promise(() => first.answered())).toMatchObject({ id: "stop-0", answer: yes })
-      // The agents do not always end after printing (the engine's shutdown can hang after a
-      // runner lost its shards: README, Known limits); neither may print the answer again.
-      yield* Effect.sleep("5 seconds")
-      expect(first.printed.out.trim().split("\n")).toHaveLength(1)
-      expect(joined.printed.out.trim().split("\n")).toHaveLength(1)
-      // The answer and its receipt are as first recorded: nothing ran the ask again.
-      const { after, history } = yield* Effect.gen(function*() {
-        const inbox = yield* DurableInbox
-        return { after: yield* inbox.status("stop-0"), history: yield* inbox.history() }
-      }).pipe(Effect.provide(inboxOn(url)))
-      expect(after).toEqual(settled)
-      expect(history.filter((ask) => ask.id === "stop-0")).toHaveLength(1)
-    }).pipe(Effect.scoped), { timeout: 120_000 })
+    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`), { timeout: 120_000 })
 
-  it.live("two runners started at once each listen on their own address and serve their own ask", () =>
+  it.live("two runners started at once each listen on their own address and serve their own ask", () => {
+    const dir = tempDir()
+    return twoRunners(
+      `sqlite:${join(dir, "asks.db")}`,
+      Effect.sync(() => expect(sockets(join(dir, ".asks.db-runners"))).toHaveLength(2))
+    )
+  }, { timeout: 90_000 })
+
+  it.live("a process that connects to a runner's socket and sends garbage is refused and logged once; the runners go on", () => {
+    const dir = tempDir()
+    const folder = join(dir, ".asks.db-runners")
+    return garbagePeer(`sqlite:${join(dir, "asks.db")}`, () => ({ path: join(folder, sockets(folder)[0]!) }))
+  }, { timeout: 90_000 })
+
+  it.live("a peer with the wrong secret is refused and logged once; one with the cluster's secret (kept in the store) is let in", () =>
     Effect.gen(function*() {
       const dir = tempDir()
-      const url = `sqlite:${join(dir, "asks.db")}`
-      const [one, two] = [yield* scopedAgent(url, "one"), yield* scopedAgent(url, "two")]
-      yield* Effect.all([untilPending("one-0"), untilPending("two-0")]).pipe(Effect.provide(inboxOn(url)))
-      expect(sockets(join(dir, ".asks.db-runners"))).toHaveLength(2)
-      yield* answer(url, "one-0")
-      yield* answer(url, "two-0")
-      expect(yield* Effect.promise(() => one.answered())).toMatchObject({ id: "one-0", answer: yes })
-      expect(yield* Effect.promise(() => two.answered())).toMatchObject({ id: "two-0", answer: yes })
-      expect(one.printed.err + two.printed.err).not.toContain("Refused")
-    }).pipe(Effect.scoped), { timeout: 90_000 })
-
-  it.live("a process that connects to a runner's socket and sends garbage is refused and logged once; the runners go on", () =>
-    Effect.gen(function*() {
-      const dir = tempDir()
-      const url = `sqlite:${join(dir, "asks.db")}`
       const folder = join(dir, ".asks.db-runners")
-      const target = yield* scopedAgent(url, "peer")
-      yield* untilPending("peer-0").pipe(Effect.provide(inboxOn(url)))
-      const [socket] = sockets(folder)
-      // The wrong peer: connects, writes bytes that are no handshake, and is hung up on.
-      const closedBy = yield* Effect.promise(() =>
-        new Promise<string>((resolve) => {
-          const peer = connect(join(folder, socket!))
-          peer.on("connect", () => peer.write(Buffer.from("\u001b[31mGET / HTTP/1.1\r\n\r\n".repeat(4) + "x".repeat(64))))
-          peer.on("data", () => {})
-          peer.on("error", () => resolve("error"))
-          peer.on("close", () => resolve("closed"))
-        })
-      )
-      expect(["closed", "error"]).toContain(closedBy)
-      // The runner still serves its ask, and another agent joins the cluster as before.
-      const other = yield* scopedAgent(url, "other")
-      yield* untilPending("other-0").pipe(Effect.provide(inboxOn(url)))
-      yield* answer(url, "peer-0")
-      yield* answer(url, "other-0")
-      expect(yield* Effect.promise(() => target.answered())).toMatchObject({ id: "peer-0", answer: yes })
-      expect(yield* Effect.promise(() => other.answered())).toMatchObject({ id: "other-0", answer: yes })
-      const refusals = target.printed.err.split("\n").filter((line) => line.includes("Refused a connection"))
-      expect(refusals).toHaveLength(1)
-      // The peer's bytes are not echoed into the log.
-      expect(target.printed.err).not.toContain("GET /")
-      expect(other.printed.err).not.toContain("Refused")
-    }).pipe(Effect.scoped), { timeout: 90_000 })
-
-  it.live("a peer with the wrong secret is refused and logged once; one with the cluster's secret (0600) is let in", () =>
-    Effect.gen(function*() {
-      const dir = tempDir()
-      const url = `sqlite:${join(dir, "asks.db")}`
-      const folder = join(dir, ".asks.db-runners")
-      const target = yield* scopedAgent(url, "secret")
-      yield* untilPending("secret-0").pipe(Effect.provide(inboxOn(url)))
-      expect(statSync(join(folder, "secret")).mode & 0o777).toBe(0o600)
-      const path = join(folder, sockets(folder)[0]!)
-      const handshake = (secret: Uint8Array) =>
-        Effect.acquireUseRelease(
-          Effect.promise(() => new Promise<Socket>((resolve) => {
-            const conn = connect(path, () => resolve(conn))
-          })),
-          (conn) => Effect.result(clientSide(conn, secret)),
-          (conn) => Effect.sync(() => conn.destroy())
-        )
-      // Twice with a wrong secret: both refused, the second within the minute not logged again.
-      const wrong = [yield* handshake(Buffer.from("not the cluster's secret")), yield* handshake(Buffer.alloc(32))]
-      expect(wrong.map((result) => result._tag)).toEqual(["Failure", "Failure"])
-      expect((yield* handshake(readFileSync(join(folder, "secret"))))._tag).toBe("Success")
-      yield* answer(url, "secret-0")
-      expect(yield* Effect.promise(() => target.answered())).toMatchObject({ id: "secret-0", answer: yes })
-      const refusals = target.printed.err.split("\n").filter((line) => line.includes("Refused a connection"))
-      expect(refusals).toHaveLength(1)
-      expect(refusals[0]).toContain("did not prove the cluster's secret")
-    }).pipe(Effect.scoped), { timeout: 90_000 })
+      const file = join(dir, "asks.db")
+      yield* wrongSecretPeer(`sqlite:${file}`, () => ({ path: join(folder, sockets(folder)[0]!) }), () => storedSecret(file))
+      // The secret is the store's (so every process that can open the store agrees), not a file beside it.
+      expect(existsSync(join(folder, "secret"))).toBe(false)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+    }), { timeout: 90_000 })
 })

@@ -94,6 +94,16 @@ const storeLayer = (url: string, runner: boolean): Layer.Layer<DurableStore, Inv
   DurableStore.layer(url, { runner }).pipe(
     Layer.catchTag("DurableStoreUrlError", (error) =>
       Layer.effect(DurableStore, Effect.fail(new InvalidRequest({ message: badUrlMessage(url, error.message) })))),
+    // A bad address setting is a usage error (exit 2); an address in use is the store's failure (exit 1).
+    Layer.catchTag("DurableClusterError", (error) =>
+      Layer.effect(
+        DurableStore,
+        Effect.fail(
+          error.reason === "InvalidSetting"
+            ? new InvalidRequest({ message: error.message })
+            : new ProviderFailed({ message: `${error.message} The store is ${shownStoreUrl(url)}.`, cause: error })
+        )
+      )),
     Layer.catchTag("SqlError", (error) =>
       Layer.effect(
         DurableStore,

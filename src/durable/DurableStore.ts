@@ -46,6 +46,7 @@ import {
 } from "./AskWorkflow.js"
 import { makeClaims } from "./claims.js"
 import { makeDevices, type PairedDevices } from "./devices.js"
+import type { DurableClusterError } from "./DurableClusterError.js"
 import { engineLayer, type Transport, transportFor } from "./engine.js"
 import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
 import { asksTable, migrateStore } from "./migrations.js"
@@ -184,19 +185,22 @@ export class DurableStore extends Context.Service<DurableStore, {
    * The store at `url`: `sqlite:PATH` (a file, created with its tables on
    * first use), `sqlite::memory:`, or `postgres://…`. With `runner: false`
    * the process only sends and reads (answerers, `ask-user pending`): it
-   * claims no shards, so it never runs asks itself.
+   * claims no shards, so it never runs asks itself. A runner on a
+   * PostgreSQL store listens for the store's other agents
+   * (`ASK_USER_CLUSTER_HOST`, `ASK_USER_CLUSTER_PORT`): a bad setting or an
+   * address it cannot listen on is `DurableClusterError`.
    *
    * @since 0.2.0
    */
   static readonly layer = (
     url: string,
     options?: { readonly runner?: boolean | undefined }
-  ): Layer.Layer<DurableStore, SqlError.SqlError | DurableStoreUrlError> =>
+  ): Layer.Layer<DurableStore, SqlError.SqlError | DurableStoreUrlError | DurableClusterError> =>
     retryWhileLocked(
-      Layer.effect(DurableStore, make(shownStoreUrl(url), storeTimings(), transportFor(sqlitePath(url)))).pipe(
+      Layer.effect(DurableStore, make(shownStoreUrl(url), storeTimings(), transportFor(url))).pipe(
         Layer.provide([AskWorkflowLayer, AskWaiterLayer]),
         Layer.provide(activitiesLayer),
-        Layer.provideMerge(engineLayer(transportFor(sqlitePath(url)), options?.runner ?? true)),
+        Layer.provideMerge(engineLayer(transportFor(url), options?.runner ?? true)),
         Layer.provide(migrations),
         Layer.provide(sqlLayer(url)),
         storeFaultsAsFailures
@@ -624,7 +628,7 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
         Effect.andThen(
           publishRow(payload, executionId),
           // Single runners cannot reach each other: a caller waits through the engine's own polls.
-          transport._tag === "Sockets" ? awaitOutcome(payload, executionId) : AskWorkflow.execute(payload)
+          transport._tag !== "Single" ? awaitOutcome(payload, executionId) : AskWorkflow.execute(payload)
         )
       ),
       Effect.catchTag("RunnerGone", ({ cause }) => Effect.die(cause)),

@@ -1,26 +1,34 @@
 /**
  * Which runner a durable store's process is, and how runners reach each
- * other: the one place the engine's layers are chosen (decision 156).
+ * other: the one place the engine's layers are chosen (decisions 156, 165).
  *
- * - A SQLite file is shared only by processes on one machine: each agent
- *   process is a runner of one `effect/cluster` cluster, listening on a Unix
- *   socket (0600) in a private folder beside the store, with ping health
- *   checks. An answer reaches the runner that owns the ask over its socket
- *   instead of through a storage poll, and a runner that dies is seen at once
- *   (its socket refuses), its asks moving when its shard locks lapse (1–2 s).
- *   Each connection begins with a handshake on the cluster's secret
- *   (`runnerHandshake.ts`, decision 163).
- *   Answerers (`runner: false`) are clients: they send, and own no shards.
- * - An in-memory SQLite store is private to its process, and a PostgreSQL
- *   store may be shared by agents on other machines, which a Unix socket
- *   cannot reach: both keep `SingleRunner`, processes meeting in the
- *   database alone (decision 072's timings).
+ * Where several agent processes share a store they are runners of one
+ * `effect/cluster` cluster (`SocketRunner`, ping health checks): an answer
+ * reaches the runner that owns the ask over a socket instead of through a
+ * storage poll, and a runner that dies is seen at once, its asks moving when
+ * its shard locks lapse. Each connection begins with a handshake on the
+ * cluster's secret (`runnerHandshake.ts`, decision 163), which is
+ * `ASK_USER_CLUSTER_SECRET` or one kept in the store (`clusterSecret.ts`).
+ * Answerers (`runner: false`) are clients: they send, and own no shards.
+ *
+ * - A SQLite file is shared only by processes on one machine: each runner
+ *   listens on a Unix socket (0600) in a private folder beside the store.
+ * - A PostgreSQL store may be shared by agents on several machines, which a
+ *   Unix socket cannot reach: each runner listens on TCP, on
+ *   `ASK_USER_CLUSTER_HOST` (default `127.0.0.1`) and `ASK_USER_CLUSTER_PORT`
+ *   (default a free port), and registers that host and the port it got. The
+ *   health checks reach every runner from every other, so agents on several
+ *   machines must each name an address the others can reach. Off loopback
+ *   the connections are TLS with a key derived from the secret (TLS-PSK,
+ *   `runnerTls.ts`, decision 166).
+ * - An in-memory SQLite store is private to its process: `SingleRunner`
+ *   (decision 072's timings).
  *
  * @internal
  */
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
-import { connect as NetConnect } from "node:net"
+import { connect as NetConnect, isIP, type NetConnectOpts } from "node:net"
 import * as Path from "node:path"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import * as Duration from "effect/Duration"
@@ -44,26 +52,35 @@ import { Digest } from "effect/crypto"
 import { RpcClient, RpcSerialization } from "effect/rpc"
 import type { SqlClient } from "effect/sql"
 import { Socket, SocketServer } from "effect/socket"
-import { clusterSecret, connect, guardServer } from "./runnerHandshake.js"
+import { inertJson } from "../internal/sanitize.js"
+import { clusterSecret } from "./clusterSecret.js"
+import { DurableClusterError } from "./DurableClusterError.js"
+import { connect, guardServer } from "./runnerHandshake.js"
+import { isLoopback } from "./runnerTls.js"
+import { sqlitePath } from "./storeUrl.js"
 
 /**
- * Where the store's runners listen: a folder of Unix sockets, or none (the
- * store keeps `SingleRunner`).
+ * Where the store's runners listen: a folder of Unix sockets, TCP, or
+ * nowhere (the store keeps `SingleRunner`).
  */
 export type Transport =
   | { readonly _tag: "Single" }
   | { readonly _tag: "Sockets"; readonly folder: string }
+  | { readonly _tag: "Tcp" }
 
 /** The longest socket path the kernel takes (`sun_path` is 108 bytes with its NUL on Linux). */
 const maxSocketPath = 100
 
 /**
- * The transport for a store: sockets beside a SQLite file (in
- * `.<file>-runners/` beside it), else `SingleRunner`. A folder whose socket paths would
- * be too long for the kernel keeps `SingleRunner` too.
+ * The transport for the store at `url`: TCP for PostgreSQL, sockets beside a
+ * SQLite file (in `.<file>-runners/` beside it), `SingleRunner` in memory. A
+ * folder whose socket paths would be too long for the kernel keeps
+ * `SingleRunner` too.
  */
-export const transportFor = (sqliteFile: string | undefined): Transport => {
-  if (sqliteFile === undefined || sqliteFile === ":memory:") return { _tag: "Single" }
+export const transportFor = (url: string): Transport => {
+  const sqliteFile = sqlitePath(url)
+  if (sqliteFile === undefined) return { _tag: "Tcp" }
+  if (sqliteFile === ":memory:") return { _tag: "Single" }
   const file = Path.resolve(sqliteFile)
   // Hidden, and not named like the store's own files (`asks.db`, `-wal`, `-shm`).
   const folder = Path.join(Path.dirname(file), `.${Path.basename(file)}-runners`)
@@ -145,27 +162,50 @@ const privateFolder = (folder: string) =>
     Fs.chmodSync(folder, 0o700)
   })
 
+/** How to reach a runner: where, and whether over TLS. */
+interface Dial {
+  readonly options: NetConnectOpts
+  readonly encrypted: boolean
+}
+
 /**
- * Runners reach each other's socket by the path their address names (its
- * host; the port is unused), each connection past the handshake first.
+ * Runners reach each other as `target` says of a runner's address (a Unix
+ * socket's path, or a host and port), each connection past the handshake
+ * first.
  */
-const clientProtocol = (secret: Uint8Array) =>
+const clientProtocol = (secret: Uint8Array, target: (address: RunnerAddress.RunnerAddress) => Dial) =>
   Layer.effect(
-  Runners.RpcClientProtocol,
-  Effect.gen(function*() {
-    const serialization = yield* RpcSerialization.RpcSerialization
-    return Runners.RpcClientProtocol.of({
-      codecFor: serialization.codecFor,
-      make: Effect.fnUntraced(function*(address) {
-        const socket = yield* connect({ path: address.host, timeout: 5500 }, secret)
-        return yield* RpcClient.makeProtocolSocket().pipe(
-          Effect.provideService(Socket.Socket, socket),
-          Effect.provideService(RpcSerialization.RpcSerialization, serialization)
-        )
-      }, Effect.orDie)
+    Runners.RpcClientProtocol,
+    Effect.gen(function*() {
+      const serialization = yield* RpcSerialization.RpcSerialization
+      return Runners.RpcClientProtocol.of({
+        codecFor: serialization.codecFor,
+        make: Effect.fnUntraced(function*(address) {
+          const { encrypted, options } = target(address)
+          const socket = yield* connect(options, secret, encrypted)
+          return yield* RpcClient.makeProtocolSocket().pipe(
+            Effect.provideService(Socket.Socket, socket),
+            Effect.provideService(RpcSerialization.RpcSerialization, serialization)
+          )
+        }, Effect.orDie)
+      })
     })
-  })
-)
+  )
+
+/** A Unix socket runner's address is its path (the port is unused); the file system keeps others out. */
+const bySocketPath = (address: RunnerAddress.RunnerAddress): Dial => ({
+  options: { path: address.host, timeout: 5500 },
+  encrypted: false
+})
+
+/**
+ * A TCP runner's address is the host it was told to listen on and the port
+ * it got; off loopback it listens with TLS (decision 166), as its host says.
+ */
+const byHostAndPort = (address: RunnerAddress.RunnerAddress): Dial => ({
+  options: { host: address.host, port: address.port, timeout: 5500 },
+  encrypted: !isLoopback(address.host)
+})
 
 /**
  * This runner's socket: a fresh name in the private folder, made 0600 once
@@ -184,29 +224,113 @@ const socketServer = (path: string, secret: Uint8Array) =>
 
 const storageLayers = Layer.mergeAll(SqlMessageStorage.layer, Layer.orDie(SqlRunnerStorage.layer))
 
+/** A client of the store's cluster: it sends to the runners and owns no shards. */
+const clientEngine = (protocol: Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization>) =>
+  SocketRunner.layerClientOnly.pipe(
+    Layer.provide(protocol),
+    Layer.provideMerge(storageLayers),
+    Layer.provide(ShardingConfig.layer({ ...socketTimings, runnerAddress: Option.none() })),
+    Layer.provide(RpcSerialization.layerSchemaBinary())
+  )
+
+/** A runner of the store's cluster, registered at `address`, served by `server`. */
+const runnerEngine = (
+  protocol: Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization>,
+  server: Layer.Layer<SocketServer.SocketServer>,
+  address: RunnerAddress.RunnerAddress
+) =>
+  SocketRunner.layer.pipe(
+    Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(protocol))),
+    Layer.provide(protocol),
+    Layer.provide(server),
+    Layer.provideMerge(storageLayers),
+    Layer.provide(ShardingConfig.layer({ ...socketTimings, runnerAddress: Option.some(address) })),
+    Layer.provide(RpcSerialization.layerSchemaBinary())
+  )
+
 /** A runner of the store's cluster on a Unix socket in `folder`, or (`runner: false`) a client of it. */
 const socketEngine = (folder: string, runner: boolean) =>
   Layer.unwrap(Effect.gen(function*() {
-  yield* privateFolder(folder)
-  const secret = yield* clusterSecret(Path.join(folder, "secret"))
-  if (!runner) {
-    return SocketRunner.layerClientOnly.pipe(
-      Layer.provide(clientProtocol(secret)),
-      Layer.provideMerge(storageLayers),
-      Layer.provide(ShardingConfig.layer({ ...socketTimings, runnerAddress: Option.none() })),
-      Layer.provide(RpcSerialization.layerSchemaBinary())
-    )
-  }
+    const secret = yield* clusterSecret
+    const protocol = clientProtocol(secret, bySocketPath)
+    if (!runner) return clientEngine(protocol)
+    yield* privateFolder(folder)
     yield* sweepLeftOvers(folder)
     const path = Path.join(folder, `${randomBytes(8).toString("hex")}.sock`)
-    const address = RunnerAddress.make(path, 0)
-    return SocketRunner.layer.pipe(
-      Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(clientProtocol(secret)))),
-      Layer.provide(clientProtocol(secret)),
-      Layer.provide(socketServer(path, secret)),
-      Layer.provideMerge(storageLayers),
-      Layer.provide(ShardingConfig.layer({ ...socketTimings, runnerAddress: Option.some(address) })),
-      Layer.provide(RpcSerialization.layerSchemaBinary())
+    return runnerEngine(protocol, Layer.orDie(socketServer(path, secret)), RunnerAddress.make(path, 0))
+  }))
+
+/** A TCP port number: decimal digits, 0 (a free port) to 65535. */
+const portPattern = /^\d{1,5}$/
+
+/**
+ * A host name or IP address: letters, digits, dots, hyphens (IPv6 has its
+ * own check), and one the other runners could connect to, so not "any".
+ */
+const hostPattern = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})$/
+
+/**
+ * Where this runner listens: `ASK_USER_CLUSTER_HOST` (default `127.0.0.1`)
+ * and `ASK_USER_CLUSTER_PORT` (default 0, a free port). A value that names
+ * no address is an error naming the variable, before anything listens.
+ */
+const listenAddress = Effect.suspend(() => {
+  const host = process.env.ASK_USER_CLUSTER_HOST ?? "127.0.0.1"
+  const port = process.env.ASK_USER_CLUSTER_PORT ?? "0"
+  const invalid = (message: string) => Effect.fail(new DurableClusterError({ reason: "InvalidSetting", message }))
+  if (host === "" || (isIP(host) === 0 && !hostPattern.test(host))) {
+    return invalid(
+      `ASK_USER_CLUSTER_HOST is ${inertJson(host)}: it must be a host name or IP address of this machine that the store's other agents can reach.`
+    )
+  }
+  if (host === "0.0.0.0" || host === "::") {
+    return invalid(
+      `ASK_USER_CLUSTER_HOST is ${host}: every agent registers the address it listens on, so name one the store's other agents can reach (127.0.0.1 when they all run here).`
+    )
+  }
+  if (!portPattern.test(port) || Number(port) > 65535) {
+    return invalid(`ASK_USER_CLUSTER_PORT is ${inertJson(port)}: it must be a TCP port, 1 to 65535, or 0 for a free one.`)
+  }
+  return Effect.succeed({ host, port: Number(port) })
+})
+
+/** `host:port`, IPv6 in brackets. */
+const shownAddress = (host: string, port: number) => isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`
+
+/**
+ * A runner of the store's cluster on TCP, or (`runner: false`) a client of
+ * it. The server listens before the runner registers, so the address it
+ * registers has the port it got; an address it cannot listen on (in use, not
+ * this machine's) is a `DurableClusterError` naming it.
+ */
+const tcpEngine = (runner: boolean) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const secret = yield* clusterSecret
+    const protocol = clientProtocol(secret, byHostAndPort)
+    if (!runner) return clientEngine(protocol)
+    const { host, port } = yield* listenAddress
+    const server = yield* NodeSocketServer.make({ host, port }).pipe(
+      Effect.mapError(({ reason }) => {
+        const code = (reason.cause as NodeJS.ErrnoException | undefined)?.code
+        const address = shownAddress(host, port)
+        const why = code === "EADDRINUSE"
+          ? "the address is in use (is another agent listening on the same ASK_USER_CLUSTER_PORT? Leave it unset for a free port)"
+          : code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN"
+          ? "it is not an address of this machine (ASK_USER_CLUSTER_HOST)"
+          : `${code ?? String(reason.cause)}`
+        return new DurableClusterError({
+          reason: "CannotListen",
+          address,
+          message: `Cannot listen for the store's other agents on ${address}: ${why}.`
+        })
+      })
+    )
+    const bound = server.address._tag === "InetAddressV4" || server.address._tag === "InetAddressV6" ? server.address.port : port
+    return runnerEngine(
+      protocol,
+      // Off loopback, TLS first: the handshake authenticates, TLS hides the traffic (decision 166).
+      Layer.succeed(SocketServer.SocketServer, guardServer(server, secret, !isLoopback(host))),
+      RunnerAddress.make(host, bound)
     )
   }))
 
@@ -228,13 +352,16 @@ const singleEngine = (runner: boolean) =>
 export const engineLayer = (transport: Transport, runner: boolean) => {
   const cluster: Layer.Layer<
     Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage,
-    unknown,
+    DurableClusterError,
     SqlClient.SqlClient | Digest.Digest
-  > = transport._tag === "Sockets" ? socketEngine(transport.folder, runner) : singleEngine(runner)
+  > = transport._tag === "Sockets"
+    ? socketEngine(transport.folder, runner)
+    : transport._tag === "Tcp"
+    ? tcpEngine(runner)
+    // The configuration is given here in full; a bad one is a bug, not an input.
+    : Layer.orDie(singleEngine(runner))
   return ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(cluster),
-    Layer.provide(Digest.layerWebCrypto),
-    // The configuration is given here in full; a bad one is a bug, not an input.
-    Layer.orDie
+    Layer.provide(Digest.layerWebCrypto)
   )
 }

@@ -14,6 +14,7 @@ export {
   type SettledAsk,
   type SubmitOptions
 } from "./DurableInbox.js"
+export { DurableClusterError } from "./DurableClusterError.js"
 export { DurableProvider, type DurableProviderOptions } from "./DurableProvider.js"
 export {
   type AskRecord,

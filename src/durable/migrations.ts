@@ -46,6 +46,14 @@ export const pairingCodesTable = "ask_user_pairing_codes"
  */
 export const inboxStateTable = "ask_user_inbox_state"
 
+/**
+ * The secret the runners of the store's cluster prove to each other: one
+ * row (id 1), 32 random bytes as hex, made by the first runner (decision 165).
+ *
+ * @since 0.3.0
+ */
+export const clusterSecretTable = "ask_user_cluster_secret"
+
 /** Where the applied steps are recorded. */
 const migrationsTable = "ask_user_migrations"
 
@@ -53,7 +61,8 @@ const migrationsTable = "ask_user_migrations"
  * The steps, by number. 1 is the table as the first durable release made it
  * (`IF NOT EXISTS`: a store from that release has it already); 2 adds the
  * receipt of a settled ask and the claim on a pending one; 3 the paired
- * devices, the pairing codes and the inbox's shared state.
+ * devices, the pairing codes and the inbox's shared state; 4 the table of
+ * the cluster's secret (its row is made by the first runner, `clusterSecret.ts`).
  */
 const steps = {
   "1_asks_table": Effect.gen(function*() {
@@ -102,6 +111,13 @@ const steps = {
     // The count of wrong pairing tries exists from the start, so that every try locks one row.
     yield* sql.unsafe(`INSERT INTO ${inboxStateTable} (name, value) VALUES ('pairing_wrong_tries', '0')
       ON CONFLICT (name) DO NOTHING`)
+  }),
+  "4_cluster_secret": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${clusterSecretTable} (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      secret TEXT NOT NULL
+    )`)
   })
 } satisfies Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>
 

@@ -14,17 +14,19 @@
  * It runs on the raw `net.Socket` (paused, as the Node socket server hands
  * it over, and read with `read(n)`, so nothing after the handshake is
  * consumed); effect/cluster's socket protocol then reads the same socket.
+ * Between runners off loopback it runs inside TLS (`runnerTls.ts`), which a
+ * peer without the secret's key does not get through either.
  *
  * @internal
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import * as Fs from "node:fs"
 import * as Net from "node:net"
-import * as Path from "node:path"
+import * as Tls from "node:tls"
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { Socket, SocketServer } from "effect/socket"
+import { clientTls, serverTls } from "./runnerTls.js"
 
 /**
  * Why a handshake did not complete (said in the log, never the peer's
@@ -42,35 +44,46 @@ const handshakeMillis = 5_000
 const mac = (secret: Uint8Array, label: string, first: Uint8Array, second: Uint8Array) =>
   createHmac("sha256", secret).update(label).update(first).update(second).digest()
 
-/** Reads exactly `length` bytes from a paused socket; fails when it ends first or stays silent. */
-const readExactly = (conn: Net.Socket, length: number) =>
-  Effect.callback<Buffer, HandshakeError>((resume) => {
-    const finish = (result: Effect.Effect<Buffer, HandshakeError>) => {
+/**
+ * The first result `handlers` give for `emitter`'s events (a handler's
+ * undefined: keep waiting), `now`'s before any event when it has one; fails
+ * with `silent` after the handshake's time. Its listeners are removed
+ * whichever comes first.
+ */
+const firstOf = <A>(
+  emitter: NodeJS.EventEmitter,
+  handlers: Record<string, () => Effect.Effect<A, HandshakeError> | undefined>,
+  silent: string,
+  now?: () => Effect.Effect<A, HandshakeError> | undefined
+) =>
+  Effect.callback<A, HandshakeError>((resume) => {
+    const finish = (result: Effect.Effect<A, HandshakeError> | undefined) => {
+      if (result === undefined) return
       cleanup()
       resume(result)
     }
-    const onReadable = () => {
-      const chunk: Buffer | null = conn.read(length)
-      if (chunk === null) return
-      finish(chunk.length === length ? Effect.succeed(chunk) : Effect.fail(new HandshakeError({ reason: "it closed the connection" })))
-    }
-    const onClosed = () =>
-      finish(Effect.fail(new HandshakeError({ reason: "it closed the connection", probe: conn.bytesRead === 0 })))
-    const timer = setTimeout(() => finish(Effect.fail(new HandshakeError({ reason: "it did not answer in time" }))), handshakeMillis)
+    const listeners = Object.entries(handlers).map(([event, handle]) => [event, () => finish(handle())] as const)
+    const timer = setTimeout(() => finish(Effect.fail(new HandshakeError({ reason: silent }))), handshakeMillis)
     const cleanup = () => {
       clearTimeout(timer)
-      conn.off("readable", onReadable)
-      conn.off("end", onClosed)
-      conn.off("close", onClosed)
-      conn.off("error", onClosed)
+      for (const [event, listener] of listeners) emitter.off(event, listener)
     }
-    conn.on("readable", onReadable)
-    conn.once("end", onClosed)
-    conn.once("close", onClosed)
-    conn.once("error", onClosed)
-    onReadable()
+    for (const [event, listener] of listeners) emitter.on(event, listener)
+    if (now !== undefined) finish(now())
     return Effect.sync(cleanup)
   })
+
+/** Reads exactly `length` bytes from a paused socket; fails when it ends first or stays silent. */
+const readExactly = (conn: Net.Socket, length: number) => {
+  const read = () => {
+    const chunk: Buffer | null = conn.read(length)
+    if (chunk === null) return undefined
+    return chunk.length === length ? Effect.succeed(chunk) : Effect.fail(new HandshakeError({ reason: "it closed the connection" }))
+  }
+  const closed = () => Effect.fail(new HandshakeError({ reason: "it closed the connection", probe: conn.bytesRead === 0 }))
+  // The bytes may be buffered already: read once before waiting.
+  return firstOf(conn, { readable: read, end: closed, close: closed, error: closed }, "it did not answer in time", read)
+}
 
 const write = (conn: Net.Socket, bytes: Uint8Array) => Effect.sync(() => void conn.write(bytes))
 
@@ -109,10 +122,32 @@ export const clientSide = (conn: Net.Socket, secret: Uint8Array) =>
 const refusalLogEvery = 60_000
 
 /**
- * `server` with the handshake in front: a connection that does not complete
- * it is closed before effect/cluster's protocol reads it, and logged.
+ * TLS over a connection a client opened (`runnerTls.ts`): the secured socket,
+ * or why not (`probe` when the client hung up without a byte).
  */
-export const guardServer = (server: SocketServer.SocketServer["Service"], secret: Uint8Array): SocketServer.SocketServer["Service"] => {
+const startTls = (conn: Net.Socket, secret: Uint8Array) =>
+  Effect.suspend(() => {
+    const secure = new Tls.TLSSocket(conn, serverTls(secret))
+    // A TLS failure after the wait (a refused peer's late alert) must not be an uncaught error; the
+    // socket protocol that reads it later has its own listener.
+    secure.on("error", () => {})
+    const failed = () =>
+      Effect.fail(new HandshakeError({ reason: "it did not complete TLS with the cluster's key", probe: conn.bytesRead === 0 }))
+    return firstOf(secure, { secure: () => Effect.succeed(secure), error: failed, close: failed }, "it did not complete TLS in time").pipe(
+      Effect.onError(() => Effect.sync(() => secure.destroy()))
+    )
+  })
+
+/**
+ * `server` with the handshake in front (after TLS when `encrypted`): a
+ * connection that does not complete it is closed before effect/cluster's
+ * protocol reads it, and logged.
+ */
+export const guardServer = (
+  server: SocketServer.SocketServer["Service"],
+  secret: Uint8Array,
+  encrypted = false
+): SocketServer.SocketServer["Service"] => {
   let lastLogged = 0
   let refusedSince = 0
   const refuse = (conn: Net.Socket, error: HandshakeError) =>
@@ -136,10 +171,20 @@ export const guardServer = (server: SocketServer.SocketServer["Service"], secret
       server.run((socket) =>
         Effect.gen(function*() {
           const conn = yield* NodeSocket.NetSocket
-          return yield* serverSide(conn, secret).pipe(
+          if (!encrypted) {
+            return yield* serverSide(conn, secret).pipe(
+              Effect.matchEffect({ onFailure: (error) => refuse(conn, error), onSuccess: () => handler(socket) })
+            )
+          }
+          return yield* startTls(conn, secret).pipe(
+            Effect.tap((secure) => serverSide(secure, secret)),
             Effect.matchEffect({
               onFailure: (error) => refuse(conn, error),
-              onSuccess: () => handler(socket)
+              onSuccess: (secure) =>
+                Effect.flatMap(
+                  NodeSocket.fromDuplex(Effect.acquireRelease(Effect.succeed(secure), (s) => Effect.sync(() => s.destroy()))),
+                  handler
+                )
             })
           )
         })
@@ -147,13 +192,15 @@ export const guardServer = (server: SocketServer.SocketServer["Service"], secret
   })
 }
 
-/** A connection to the runner listening at `options`, past the handshake. */
-export const connect = (options: Net.NetConnectOpts, secret: Uint8Array): Effect.Effect<Socket.Socket> =>
+/** A connection to the runner listening at `options`, past TLS when `encrypted`, and past the handshake. */
+export const connect = (options: Net.NetConnectOpts, secret: Uint8Array, encrypted = false): Effect.Effect<Socket.Socket> =>
   NodeSocket.fromDuplex(
     Effect.acquireRelease(
       Effect.callback<Net.Socket, Socket.SocketError>((resume) => {
-        const conn = Net.createConnection(options)
-        conn.once("connect", () => {
+        const conn = encrypted
+          ? Tls.connect({ ...(options as Net.TcpNetConnectOpts), ...clientTls(secret) })
+          : Net.createConnection(options)
+        conn.once(encrypted ? "secureConnect" : "connect", () => {
           conn.off("error", onError)
           resume(Effect.succeed(conn))
         })
@@ -173,26 +220,3 @@ export const connect = (options: Net.NetConnectOpts, secret: Uint8Array): Effect
       (conn) => Effect.sync(() => conn.destroy())
     )
   )
-
-/**
- * The cluster's secret: `ASK_USER_CLUSTER_SECRET` when set, else 32 random
- * bytes kept in `file` (0600, made by the first runner; written aside and
- * linked into place so two runners starting at once agree on one).
- */
-export const clusterSecret = (file: string): Effect.Effect<Uint8Array> =>
-  Effect.sync(() => {
-    const fromEnv = process.env.ASK_USER_CLUSTER_SECRET
-    if (fromEnv !== undefined && fromEnv !== "") return Buffer.from(fromEnv, "utf8")
-    if (!Fs.existsSync(file)) {
-      const aside = Path.join(Path.dirname(file), `.secret-${randomBytes(8).toString("hex")}`)
-      Fs.writeFileSync(aside, randomBytes(32), { mode: 0o600 })
-      try {
-        Fs.linkSync(aside, file)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      } finally {
-        Fs.rmSync(aside, { force: true })
-      }
-    }
-    return Fs.readFileSync(file)
-  })

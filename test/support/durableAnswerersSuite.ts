@@ -249,7 +249,7 @@ export const durableAnswerersSuite = (makeStore: () => Store, raw: RawStore) => 
       expect([listing.code, listing.stderr]).toEqual([0, ""])
       expect(JSON.parse(listing.stdout)).toEqual({ id: "old-1", questions: request.questions, askedAt: new Date(askedAt).toISOString() })
     }
-    expect(raw.exec(store, "SELECT migration_id FROM ask_user_migrations ORDER BY migration_id")).toEqual(["1", "2", "3"])
+    expect(raw.exec(store, "SELECT migration_id FROM ask_user_migrations ORDER BY migration_id")).toEqual(["1", "2", "3", "4"])
     expect(raw.exec(store, raw.columnsQuery)).toEqual([...releaseColumns, "receipt", "claim_by_id", "claim_by_name", "claim_until"])
     expect((await run(["answer", "--store", store.url, "old-1", store.file("yes.json", yes)])).code).toBe(0)
     expect((await historyOf(store))[0]).toMatchObject({ id: "old-1", outcome: "answered", receipt: { surface: "cli", by: { id: me } } })
@@ -259,7 +259,9 @@ export const durableAnswerersSuite = (makeStore: () => Store, raw: RawStore) => 
     const store = makeStore()
     const askers = ["n-1", "n-2", "n-3"].map((id) => ask(store, id))
     for (const [i, asker] of askers.entries()) await untilStatus(store, `n-${i + 1}`, (s) => s === "pending", asker)
-    expect(raw.exec(store, "SELECT migration_id FROM ask_user_migrations ORDER BY migration_id")).toEqual(["1", "2", "3"])
+    expect(raw.exec(store, "SELECT migration_id FROM ask_user_migrations ORDER BY migration_id")).toEqual(["1", "2", "3", "4"])
+    // Runners starting at once made one cluster secret between them: 32 bytes, as hex.
+    expect(raw.exec(store, "SELECT secret FROM ask_user_cluster_secret").map((hex) => hex.length)).toEqual([64])
     for (const asker of askers) {
       asker.child.kill("SIGTERM")
       await asker.exited

@@ -9,7 +9,8 @@ import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort } from "./freePort.js"
+// `.ts`: benchmarks run this file with Node directly, which resolves no `.js` to a `.ts`.
+import { freePort } from "./freePort.ts"
 
 /** The directory holding `initdb` and `pg_ctl`, newest version first; undefined when PostgreSQL is not installed. */
 export const postgresBin = (): string | undefined => {
