@@ -36,6 +36,9 @@ export const agent = (url: string, prefix: string) => {
 export const ended = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("close", resolve))
 
+/** How the child ended (its exit code, or the signal that ended it), once it has. */
+export const exitOf = (child: ChildProcess) => ended(child).then(() => child.exitCode ?? child.signalCode)
+
 /** An agent for the test's scope: killed at its end (woken first, should it be stopped). */
 export const scopedAgent = (url: string, prefix: string) =>
   Effect.acquireRelease(Effect.sync(() => agent(url, prefix)), ({ child }) =>
