@@ -7,7 +7,7 @@
  *   socket (0600) in a private folder beside the store, with ping health
  *   checks. An answer reaches the runner that owns the ask over its socket
  *   instead of through a storage poll, and a runner that dies is seen at once
- *   (its socket refuses), its asks moving when its shard locks lapse (2–3 s).
+ *   (its socket refuses), its asks moving when its shard locks lapse (about 3 s).
  *   Each connection begins with a handshake on the cluster's secret
  *   (`runnerHandshake.ts`, decision 163).
  *   Answerers (`runner: false`) are clients: they send, and own no shards.
@@ -93,11 +93,12 @@ const singleTimings = {
  * notice that came before its message was committed, or while the workflow
  * was busy, is read there). A dead runner's shards move once their locks
  * lapse: 2 s, refreshed every 500 ms, with assignments re-read every 500 ms,
- * so failover takes 2–3 s. Not 1 s: SQLite's `CURRENT_TIMESTAMP`, which the
- * engine stamps locks and runners' heartbeats with, has whole seconds, so a
- * 1 s lock looked lapsed for part of every second and runners kept leaving
- * and rejoining the assignments. Runners that join within a second of each
- * other are assigned shards once (`runnerJoinDebounce`), not once per join.
+ * so failover takes about 3 s (2.6–3.3 s). Not 1 s: SQLite's
+ * `CURRENT_TIMESTAMP`, which the engine stamps locks and runners' heartbeats
+ * with, has whole seconds, so a 1 s lock looked lapsed for part of every
+ * second and runners kept leaving and rejoining the assignments. Runners
+ * that join within a second of each other are assigned shards once
+ * (`runnerJoinDebounce`), not once per join.
  */
 const socketTimings = {
   shardsPerGroup: 16,
