@@ -5,7 +5,7 @@
  *
  *   node bench/durableAgent.ts URL PREFIX COUNT
  */
-import { Effect, Layer, References } from "effect"
+import { Effect, Layer, Logger, References } from "effect"
 import { UserInteraction } from "../dist/index.js"
 import { DurableProvider, DurableStore } from "../dist/durable/index.js"
 
@@ -20,7 +20,9 @@ const program = Effect.forEach(
   { discard: true }
 ).pipe(
   Effect.provide(UserInteraction.layerWith(DurableProvider.layer()).pipe(Layer.provide(DurableStore.layer(url)))),
-  Effect.provideService(References.MinimumLogLevel, "Error")
+  Effect.provideService(References.MinimumLogLevel, "Error"),
+  // stdout carries only the lines above (the benches read them); the engine's errors go to stderr.
+  Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatSimple)]))
 )
 
 await Effect.runPromise(program)

@@ -5,16 +5,19 @@
  * hands it on, so an agent that joined the ask gets the answer; a socket
  * left over from a crashed run is cleared when the next runner starts; a
  * runner that hangs (SIGSTOP) while it owns an ask and comes back does not
- * run it twice; runners started at once each listen on their own address;
+ * run it twice, and every agent ends once it has its answer (a connection to
+ * a stopped runner is not left open); runners started at once each listen on their own address;
  * a process that connects to a runner's socket without the handshake is
  * refused and logged once, and the runners go on.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, readdirSync, statSync } from "node:fs"
+import { createServer, type Socket } from "node:net"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { DurableInbox } from "../src/durable/index.js"
+import { connect } from "../src/durable/runnerHandshake.js"
 import { tempDir } from "./cliHarness.js"
 import {
   answer,
@@ -75,7 +78,34 @@ describe("agent processes as runners of one cluster (SQLite file)", () => {
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.live("a runner stopped (SIGSTOP) for 30 s while it owns an ask, then continued: the ask is answered once, each agent prints it once", () =>
-    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`), { timeout: 120_000 })
+    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`, { prefix: "stop", stopped: "30 seconds", answerAt: "5 seconds", exits: false }), {
+    timeout: 120_000
+  })
+
+  it.live("a runner starved for 2 s (SIGSTOP) while it owns an ask, answered after it goes on: answered once, each agent prints it once and ends", () =>
+    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`, { prefix: "starve", stopped: "2 seconds", answerAt: "2 seconds", exits: true }), {
+    timeout: 120_000
+  })
+  it.live("a connection to a runner that accepts it and never answers the handshake (a stopped runner) is closed when it gives up", () =>
+    Effect.gen(function*() {
+      const path = join(tempDir(), "silent.sock")
+      const accepted: Array<Socket> = []
+      // What a stopped runner looks like to a peer: the kernel accepts the connection, nothing reads it.
+      const server = createServer((conn) => void accepted.push(conn))
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(path, resolve))),
+        () => Effect.sync(() => {
+          for (const conn of accepted) conn.destroy()
+          server.close()
+        })
+      )
+      const socket = yield* connect({ path }, Buffer.alloc(32))
+      const opened = yield* Effect.result(Effect.scoped(socket.reader))
+      expect(opened._tag).toBe("Failure")
+      expect(accepted).toHaveLength(1)
+      // The peer sees the connection closed: nothing of it is left to keep the process alive.
+      yield* Effect.promise(() => new Promise((resolve) => accepted[0]!.closed ? resolve(undefined) : accepted[0]!.once("close", resolve)))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
 
   it.live("two runners started at once each listen on their own address and serve their own ask", () => {
     const dir = tempDir()

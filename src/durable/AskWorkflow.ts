@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Entity } from "effect/cluster"
+import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { Activity, DurableClock, DurableDeferred, Workflow, type WorkflowEngine } from "effect/workflow"
 import { AskUserQuestionAnswer } from "../AskUserQuestion.js"
@@ -140,7 +140,13 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
  */
 export const AskWaiter = Entity.make("effect-user-interaction/AskWaiter", [
   Rpc.make("await", { payload: AskWorkflow.payloadSchema.fields, success: EngineOutcome })
-])
+]).annotateRpcs(
+  // A wait never finishes on its own: when its shard moves away, the caller is told at once
+  // (an interrupt exit, and it asks the next runner) rather than after the engine's grace
+  // period for entities to finish, or not at all (decision 158).
+  ClusterSchema.InterruptOnTermination,
+  true
+)
 
 /** The waiter's handler, registered with the engine by the store. */
 export const AskWaiterLayer = AskWaiter.toLayer(

@@ -613,6 +613,10 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
       Effect.catchDefect((defect) =>
         isStoreOutage(defect) ? Effect.die(defect) : Effect.fail(new RunnerGone({ cause: defect }))
       ),
+      // Said at Debug, with why: a slow wake-up is a request that had to go again.
+      Effect.tapError(({ cause }) =>
+        Effect.logDebug(`The waiter of ${executionId} is asked again: ${Predicate.isTagged(cause, "WaiterRenewal") ? "renewal" : String((cause as { _tag?: unknown })?._tag ?? cause)}`)
+      ),
       Effect.retry({ schedule: Schedule.spaced("100 millis"), while: ({ cause }) => isRunnerGone(cause) })
     )
   const runRecorded = (ask: {

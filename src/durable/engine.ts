@@ -6,7 +6,7 @@
  * `effect/cluster` cluster (`SocketRunner`, ping health checks): an answer
  * reaches the runner that owns the ask over a socket instead of through a
  * storage poll, and a runner that dies is seen at once, its asks moving when
- * its shard locks lapse. Each connection begins with a handshake on the
+ * its shard locks lapse (2–3 s). Each connection begins with a handshake on the
  * cluster's secret (`runnerHandshake.ts`, decision 163), which is
  * `ASK_USER_CLUSTER_SECRET` or one kept in the store (`clusterSecret.ts`).
  * Answerers (`runner: false`) are clients: they send, and own no shards.
@@ -31,6 +31,7 @@ import * as Fs from "node:fs"
 import { connect as NetConnect, isIP, type NetConnectOpts } from "node:net"
 import * as Path from "node:path"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -104,23 +105,27 @@ const singleTimings = {
 }
 
 /**
- * The timings of socket runners: messages and replies come over the
- * sockets, so storage is polled only as a fallback, every 500 ms (a notice
- * that came before its message was committed, or while the workflow was
- * busy, is read there). A dead runner's shards move once their locks
- * lapse: 3 s, refreshed every second, and assignments are re-read every
- * second, so failover takes about 4 s. Shorter locks move asks sooner
- * but also away from a runner that a loaded machine starves for a second
- * (decision 164).
+ * The timings of socket runners (decision 157). Messages and replies come
+ * over the sockets, so storage is polled only as a fallback, every 500 ms (a
+ * notice that came before its message was committed, or while the workflow
+ * was busy, is read there). A dead runner's shards move once their locks
+ * lapse: 2 s, refreshed every 500 ms, with assignments re-read every 500 ms,
+ * so failover takes about 3 s (2.6–3.3 s). Not 1 s: SQLite's
+ * `CURRENT_TIMESTAMP`, which the engine stamps locks and runners' heartbeats
+ * with, has whole seconds, so a 1 s lock looked lapsed for part of every
+ * second and runners kept leaving and rejoining the assignments. Runners
+ * that join within a second of each other are assigned shards once
+ * (`runnerJoinDebounce`), not once per join.
  */
 const socketTimings = {
   shardsPerGroup: 16,
   entityMessagePollInterval: Duration.millis(500),
   entityReplyPollInterval: Duration.millis(500),
-  refreshAssignmentsInterval: Duration.seconds(1),
-  shardLockRefreshInterval: Duration.seconds(1),
-  shardLockExpiration: Duration.seconds(3),
+  refreshAssignmentsInterval: Duration.millis(500),
+  shardLockRefreshInterval: Duration.millis(500),
+  shardLockExpiration: Duration.seconds(2),
   runnerHealthCheckInterval: Duration.seconds(1),
+  runnerJoinDebounce: Duration.seconds(1),
   entityTerminationTimeout: Duration.seconds(2)
 }
 
@@ -208,6 +213,28 @@ const byHostAndPort = (address: RunnerAddress.RunnerAddress): Dial => ({
 })
 
 /**
+ * `server` whose connections that end in a socket error end quietly (logged
+ * at Debug): a peer runner that is killed, or that drops a connection it
+ * gave up on, is the cluster working, but the server logged each as an
+ * unhandled error, into the output of the agent that runs it.
+ */
+const quietPeerErrors = (server: SocketServer.SocketServer["Service"]): SocketServer.SocketServer["Service"] =>
+  SocketServer.SocketServer.of({
+    address: server.address,
+    run: (handler) =>
+      server.run((socket) =>
+        handler(socket).pipe(
+          // The RPC server's socket protocol ends a connection with a socket error as a defect.
+          Effect.catchCause((cause) =>
+            Socket.isSocketError(Cause.squash(cause))
+              ? Effect.logDebug("A peer runner's connection ended", cause)
+              : Effect.failCause(cause)
+          )
+        )
+      )
+  })
+
+/**
  * This runner's socket: a fresh name in the private folder, made 0600 once
  * it listens, that lets in only peers past the handshake.
  */
@@ -218,7 +245,7 @@ const socketServer = (path: string, secret: Uint8Array) =>
       const server = yield* NodeSocketServer.make({ path })
       yield* Effect.sync(() => Fs.chmodSync(path, 0o600))
       yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(path, { force: true })))
-      return guardServer(server, secret)
+      return quietPeerErrors(guardServer(server, secret))
     })
   )
 
@@ -329,7 +356,7 @@ const tcpEngine = (runner: boolean) =>
     return runnerEngine(
       protocol,
       // Off loopback, TLS first: the handshake authenticates, TLS hides the traffic (decision 166).
-      Layer.succeed(SocketServer.SocketServer, guardServer(server, secret, !isLoopback(host))),
+      Layer.succeed(SocketServer.SocketServer, quietPeerErrors(guardServer(server, secret, !isLoopback(host)))),
       RunnerAddress.make(host, bound)
     )
   }))

@@ -210,7 +210,11 @@ export const connect = (options: Net.NetConnectOpts, secret: Uint8Array, encrypt
       }).pipe(
         Effect.tap((conn) =>
           Effect.mapError(clientSide(conn, secret), (error) =>
-            new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause: error }) }))
+            new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause: error }) })).pipe(
+              // A stopped runner accepts a connection and never says a word: the release below is
+              // not ours until the handshake is, and a connection left open kept the process alive.
+              Effect.onError(() => Effect.sync(() => conn.destroy()))
+            )
         ),
         Effect.timeoutOrElse({
           duration: handshakeMillis,

@@ -4,7 +4,7 @@
  * ask, and the helpers that watch, answer and clean them up.
  */
 import { expect } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { connect, type NetConnectOpts, type Socket } from "node:net"
 import { join } from "node:path"
@@ -41,6 +41,9 @@ export const agent = (url: string, prefix: string, env: NodeJS.ProcessEnv = {}) 
 /** Resolves once the child has ended. */
 export const ended = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("close", resolve))
+
+/** How the child ended (its exit code, or the signal that ended it), once it has. */
+export const exitOf = (child: ChildProcess) => ended(child).then(() => child.exitCode ?? child.signalCode)
 
 /** An agent for the test's scope: killed at its end (woken first, should it be stopped). */
 export const scopedAgent = (url: string, prefix: string, env: NodeJS.ProcessEnv = {}) =>
@@ -84,41 +87,55 @@ export const killedOwnerFailover = (url: string) =>
   }).pipe(Effect.scoped)
 
 /**
- * The SIGSTOP scenario on the store at `url`: an agent runs an ask, a second
- * joins it, the first hangs for 30 s (SIGSTOP) while it or the other owns
- * the ask, the ask is answered meanwhile, and the first is continued: each
- * agent prints the answer once, and the ask's status, receipt and history
- * are as first recorded (nothing ran it again).
+ * A runner stopped (SIGSTOP) while it owns an ask, continued after `stopped`,
+ * the ask answered `answerAt` into the stop. A stop longer than the shard
+ * locks moves the ask: the agent that joined has the answer before the
+ * first goes on. Then each agent prints the answer once and (`exits`) ends:
+ * a connection made to the stopped runner was once left open and kept the
+ * agents alive (decision 157). The ask's row and receipt are as first
+ * recorded and history has it once, so nothing ran it again.
  */
-export const stoppedRunner = (url: string) =>
+export const stoppedRunner = (
+  url: string,
+  { answerAt, exits, prefix, stopped }: {
+    readonly prefix: string
+    readonly stopped: Duration.Input
+    readonly answerAt: Duration.Input
+    readonly exits: boolean
+  }
+) =>
   Effect.gen(function*() {
-    const first = yield* scopedAgent(url, "stop")
-    yield* untilPending("stop-0").pipe(Effect.provide(inboxOn(url)))
+    const id = `${prefix}-0`
+    const first = yield* scopedAgent(url, prefix)
+    yield* untilPending(id).pipe(Effect.provide(inboxOn(url)))
     yield* Effect.sleep("2 seconds")
-    const joined = yield* scopedAgent(url, "stop")
+    const joined = yield* scopedAgent(url, prefix)
     yield* Effect.sleep("4 seconds")
     // The first agent hangs while it owns the ask (or while the other does: the engine picks).
     first.child.kill("SIGSTOP")
-    yield* Effect.sleep("5 seconds")
-    yield* answer(url, "stop-0")
-    expect(yield* Effect.promise(() => joined.answered())).toMatchObject({ id: "stop-0", answer: yes })
-    const settled = yield* Effect.flatMap(DurableInbox, (inbox) => inbox.status("stop-0")).pipe(Effect.provide(inboxOn(url)))
-    yield* Effect.sleep("25 seconds")
+    yield* Effect.sleep(answerAt)
+    yield* answer(url, id)
+    const movesAway = Duration.isGreaterThan(Duration.fromInputUnsafe(stopped), Duration.seconds(10))
+    if (movesAway) expect(yield* Effect.promise(() => joined.answered())).toMatchObject({ id, answer: yes })
+    const settled = yield* Effect.flatMap(DurableInbox, (inbox) => inbox.status(id)).pipe(Effect.provide(inboxOn(url)))
+    yield* Effect.sleep(Duration.subtract(Duration.fromInputUnsafe(stopped), Duration.fromInputUnsafe(answerAt)))
     first.child.kill("SIGCONT")
-    // Back, the first agent gets the answer too, once, and ends.
-    expect(yield* Effect.promise(() => first.answered())).toMatchObject({ id: "stop-0", answer: yes })
-    // The agents do not always end after printing (the engine's shutdown can hang after a
-    // runner lost its shards: README, Known limits); neither may print the answer again.
-    yield* Effect.sleep("5 seconds")
+    const outcomes = yield* Effect.promise(() => Promise.all([first.answered(), joined.answered()]))
+    expect(outcomes).toEqual([{ id, answer: yes }, { id, answer: yes }])
+    // The engine's shutdown can still hang after a runner that lost its shards comes back
+    // (README, Known limits): a long stop only checks that neither prints the answer again.
+    if (exits) expect(yield* Effect.promise(() => Promise.all([exitOf(first.child), exitOf(joined.child)]))).toEqual([0, 0])
+    else yield* Effect.sleep("5 seconds")
     expect(first.printed.out.trim().split("\n")).toHaveLength(1)
     expect(joined.printed.out.trim().split("\n")).toHaveLength(1)
-    // The answer and its receipt are as first recorded: nothing ran the ask again.
+    // A peer's connection that broke off (the stopped runner's, or one given up on it) is no error of the agent's.
+    expect(first.printed.err + joined.printed.err).not.toContain("Unhandled error")
     const { after, history } = yield* Effect.gen(function*() {
       const inbox = yield* DurableInbox
-      return { after: yield* inbox.status("stop-0"), history: yield* inbox.history() }
+      return { after: yield* inbox.status(id), history: yield* inbox.history() }
     }).pipe(Effect.provide(inboxOn(url)))
     expect(after).toEqual(settled)
-    expect(history.filter((ask) => ask.id === "stop-0")).toHaveLength(1)
+    expect(history.filter((ask) => ask.id === id)).toHaveLength(1)
   }).pipe(Effect.scoped)
 
 /** A connection to a runner at `at`, for the scope. */
