@@ -2,7 +2,11 @@
  * Several agent processes on one store: how fast an answer recorded by an
  * answerer process wakes the agent waiting for it (p50/p99) with five
  * agents on a SQLite file and three on PostgreSQL, each asking one ask after
- * another; and failover: the agent waiting for an ask is killed (SIGKILL),
+ * another. The wake-ups are told apart by when the answer was given: in the
+ * first 5 s after the last agent started, while the runners join and the
+ * shards move between them, or after, once they have settled. No agent
+ * leaves while another waits (each asks one more that is never answered),
+ * so leaving runners move no shard during the measure. And failover: the agent waiting for an ask is killed (SIGKILL),
  * while another agent that joined the ask waits too, and the answer is given:
  * how long from the kill until the agent that joined has the answer (three
  * runs, each on a fresh store).
@@ -46,10 +50,19 @@ const closed = (child: ChildProcess) =>
 
 const untilPending = (id: string) => Effect.flatMap(DurableInbox, (inbox) => waitPending(inbox.status, id))
 
-/** Answer → wake with `agents` agent processes, round-robin: each agent's next ask is answered in turn. */
+/** How long after the last agent started an answer counts as given while the runners join. */
+const joining = 5_000
+
+/**
+ * Answer → wake with `agents` agent processes, round-robin: each agent's next ask is answered
+ * in turn; the wake-ups while the runners join, and once they have settled.
+ */
 const wake = async (url: string, agents: number) => {
-  const running = Array.from({ length: agents }, (_, k) => agent(url, `wake${k}`, perAgent))
-  const latencies: Array<number> = []
+  // One ask more than answered: an agent that ended would move its shards under the others' asks.
+  const running = Array.from({ length: agents }, (_, k) => agent(url, `wake${k}`, perAgent + 1))
+  const startedAt = Date.now()
+  const whileJoining: Array<number> = []
+  const settled: Array<number> = []
   try {
     await Effect.runPromise(Effect.gen(function*() {
       const inbox = yield* DurableInbox
@@ -59,7 +72,7 @@ const wake = async (url: string, agents: number) => {
           const answeredAt = Date.now()
           yield* inbox.answer(`wake${k}-${i}`, yes)
           const wokeAt = yield* Effect.promise(() => running[k]!.next())
-          latencies.push(wokeAt - answeredAt)
+          ;(answeredAt - startedAt < joining ? whileJoining : settled).push(wokeAt - answeredAt)
         }
       }
     }).pipe(Effect.provide(inboxOn(url)), quiet))
@@ -67,7 +80,8 @@ const wake = async (url: string, agents: number) => {
     for (const { child } of running) child.kill("SIGKILL")
     await Promise.all(running.map(({ child }) => closed(child)))
   }
-  return latencies.sort((a, b) => a - b)
+  const sorted = (latencies: Array<number>) => latencies.sort((a, b) => a - b)
+  return { whileJoining: sorted(whileJoining), settled: sorted(settled) }
 }
 
 /**
@@ -112,7 +126,7 @@ const failover = async (store: (i: number) => string) => {
 const sqlite = `sqlite:${join(dir, "agents.db")}`
 const onSqlite = await wake(sqlite, 5)
 const failSqlite = await failover((i) => `sqlite:${join(dir, `failover-${i}.db`)}`)
-let onPostgres: ReadonlyArray<number> | undefined
+let onPostgres: Awaited<ReturnType<typeof wake>> | undefined
 let failPostgres: ReadonlyArray<number> | undefined
 // BENCH_NO_PG=1 measures SQLite alone; PostgreSQL's helpers are loaded only when it runs.
 const postgres = process.env.BENCH_NO_PG === undefined ? await import("../test/support/postgres.ts") : undefined
@@ -128,11 +142,15 @@ if (postgres !== undefined && postgres.postgresBin() !== undefined) {
 rmSync(dir, { recursive: true, force: true })
 
 const latency = (sorted: ReadonlyArray<number> | undefined) =>
-  sorted === undefined ? "not run (no PostgreSQL)" : `${percentile(sorted, 0.5)} / ${percentile(sorted, 0.99)} ms`
+  sorted === undefined ? "not run (no PostgreSQL)" :
+  sorted.length === 0 ? "no answer in that time" :
+  `${percentile(sorted, 0.5)} / ${percentile(sorted, 0.99)} ms (${sorted.length} answers)`
 process.stdout.write(`${perAgent} asks per agent; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}.\n\n`)
 printTable(["measure", "ours", "baseline", "target"], [
-  ["answer → agent wakes, five agents, SQLite file, p50 / p99", latency(onSqlite), "", "≤ 50 ms / ≤ 250 ms"],
-  ["answer → agent wakes, three agents, PostgreSQL, p50 / p99", latency(onPostgres), "", "≤ 50 ms / ≤ 250 ms"],
+  ["answer → agent wakes, five agents, SQLite file, p50 / p99, runners settled", latency(onSqlite.settled), "", "≤ 50 ms / ≤ 250 ms"],
+  ["the same while the runners join (first 5 s)", latency(onSqlite.whileJoining), "", "reported"],
+  ["answer → agent wakes, three agents, PostgreSQL, p50 / p99, runners settled", latency(onPostgres?.settled), "", "≤ 50 ms / ≤ 250 ms"],
+  ["the same while the runners join (first 5 s)", latency(onPostgres?.whileJoining), "", "reported"],
   ["kill -9 of the agent running an ask → the agent that joined it has the answer, SQLite", `${failSqlite.join(" / ")} ms`, "", "≤ 3 s"],
   [
     "kill -9 of the agent running an ask → the agent that joined it has the answer, PostgreSQL",
