@@ -23,7 +23,7 @@ import { DurableInbox, DurableStore } from "../dist/durable/index.js"
 import { untilPending as waitPending } from "../test/support/untilPending.ts"
 import { printTable } from "./support.ts"
 
-const perAgent = Number(process.argv[2] ?? 20)
+const perAgent = Number(process.argv[2] ?? 40)
 const dir = mkdtempSync(join(tmpdir(), "ask-user-agents-"))
 const quiet = Effect.provideService(References.MinimumLogLevel, "Error")
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }

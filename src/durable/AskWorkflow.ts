@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { ClusterSchema, Entity } from "effect/cluster"
+import { ClusterSchema, Entity, Sharding } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { Activity, DurableClock, DurableDeferred, Workflow, type WorkflowEngine } from "effect/workflow"
 import { AskUserQuestionAnswer } from "../AskUserQuestion.js"
@@ -139,7 +139,12 @@ export const AskWorkflowLayer = AskWorkflow.toLayer(Effect.fnUntraced(function*(
  * outcome comes back over the runners' transport (decision 156).
  */
 export const AskWaiter = Entity.make("effect-user-interaction/AskWaiter", [
-  Rpc.make("await", { payload: AskWorkflow.payloadSchema.fields, success: EngineOutcome })
+  Rpc.make("await", { payload: AskWorkflow.payloadSchema.fields, success: EngineOutcome }),
+  // An answer's message to the workflow is written in the answering transaction, and the
+  // engine tells the ask's runner of it before that commits: a runner that reads the store at
+  // once finds nothing and would wait for its next poll. Sent after the commit, this has the
+  // runner read its store again (decision 159).
+  Rpc.make("storeChanged")
 ]).annotateRpcs(
   // A wait never finishes on its own: when its shard moves away, the caller is told at once
   // (an interrupt exit, and it asks the next runner) rather than after the engine's grace
@@ -150,10 +155,14 @@ export const AskWaiter = Entity.make("effect-user-interaction/AskWaiter", [
 
 /** The waiter's handler, registered with the engine by the store. */
 export const AskWaiterLayer = AskWaiter.toLayer(
-  Effect.map(Effect.context<WorkflowEngine.WorkflowEngine>(), (engine) =>
-    AskWaiter.of({
-      await: ({ payload }) => AskWorkflow.execute(payload).pipe(Effect.provideContext(engine))
-    })),
+  Effect.gen(function*() {
+    const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
+    const sharding = yield* Sharding.Sharding
+    return AskWaiter.of({
+      await: ({ payload }) => AskWorkflow.execute(payload).pipe(Effect.provideContext(engine)),
+      storeChanged: () => sharding.pollStorage
+    })
+  }),
   // An ask waits as long as it is pending: the waiter stays while its request does.
   { concurrency: "unbounded" }
 )

@@ -515,6 +515,20 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
   const find = (id: string) => dieNamingStore(findFresh(id))
   const claims = makeClaims({ sql, find: findFresh, notPendingMessage })
   const history = makeHistory({ sql, columns, readRow, expireOverdue })
+  const waiters = yield* AskWaiter.client
+  /**
+   * Has the runner of the ask read its store again, now that the answer is committed (the
+   * engine told it before). Sent, not answered: one that does not arrive costs a poll. With no
+   * runner for the ask (no agent is running) the engine would retry the send for ever, so it
+   * is given up after a moment.
+   */
+  const storeChanged = (executionId: string) =>
+    transport._tag === "Single"
+      ? Effect.void
+      : waiters(executionId).storeChanged(undefined, { discard: true }).pipe(
+        Effect.timeoutOrElse({ duration: "250 millis", orElse: () => Effect.void }),
+        Effect.ignoreCause
+      )
   const settle = (id: string, outcome: Outcome, as?: SettleOptions) => {
     const tooLarge = outcome.answer === undefined ? undefined : answerTooLarge(outcome.answer)
     if (tooLarge !== undefined) return Effect.fail(tooLarge)
@@ -539,7 +553,12 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
         }
         // In the same transaction, so the recorded outcome always reaches the workflow.
         yield* completeSettlement(rows[0]!.execution_id, outcome).pipe(Effect.provideContext(engine))
-      })).pipe(dieNamingStore)
+        return rows[0]!.execution_id
+      })).pipe(
+        Effect.tap(storeChanged),
+        Effect.asVoid,
+        dieNamingStore
+      )
   }
   const pendingRows = sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql(table)}
     WHERE status = 'pending' ORDER BY asked_at, id`
@@ -590,7 +609,6 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
       executionId,
       expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
     })
-  const waiters = yield* AskWaiter.client
   /**
    * Waits for the ask's workflow on the runner that runs it (`AskWaiter`). A runner that went
    * away with the request (killed, its shard moving) is waited out: the request goes again to
