@@ -12,6 +12,7 @@ import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as RcRef from "effect/RcRef"
@@ -454,6 +455,9 @@ export const notPendingMessage = (record: AskRecord): string => {
   return `The ask "${record.id}" is not pending: it ${how}.`
 }
 
+/** How long an answer's notice to the ask's runner may take to leave (decision 159). */
+const nudgeFor = Duration.millis(250)
+
 const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* Effect.context<WorkflowEngine.WorkflowEngine>()
@@ -518,17 +522,24 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
   const waiters = yield* AskWaiter.client
   /**
    * Has the runner of the ask read its store again, now that the answer is committed (the
-   * engine told it before). Sent, not answered: one that does not arrive costs a poll. With no
-   * runner for the ask (no agent is running) the engine would retry the send for ever, so it
-   * is given up after a moment.
+   * engine told it before; decision 159). Sent in the background, so that the answer returns
+   * at once: one that does not arrive costs a poll. With no runner for the ask (no agent is
+   * running) the engine would retry the send for ever, so it is given up after a moment, and
+   * the store waits that moment for sends under way when it closes (`ask-user answer` ends
+   * right after its answer).
    */
+  const nudges = yield* FiberSet.make()
+  yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(nudges).pipe(Effect.timeoutOrElse({ duration: nudgeFor, orElse: () => Effect.void })))
   const storeChanged = (executionId: string) =>
     transport._tag === "Single"
       ? Effect.void
-      : waiters(executionId).storeChanged(undefined, { discard: true }).pipe(
-        Effect.timeoutOrElse({ duration: "250 millis", orElse: () => Effect.void }),
-        Effect.ignoreCause
-      )
+      : FiberSet.run(
+        nudges,
+        waiters(executionId).storeChanged(undefined, { discard: true }).pipe(
+          Effect.timeoutOrElse({ duration: nudgeFor, orElse: () => Effect.void }),
+          Effect.ignoreCause
+        )
+      ).pipe(Effect.asVoid)
   const settle = (id: string, outcome: Outcome, as?: SettleOptions) => {
     const tooLarge = outcome.answer === undefined ? undefined : answerTooLarge(outcome.answer)
     if (tooLarge !== undefined) return Effect.fail(tooLarge)
