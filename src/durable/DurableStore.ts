@@ -48,6 +48,7 @@ import {
 import { makeClaims } from "./claims.js"
 import { makeDevices, type PairedDevices } from "./devices.js"
 import type { DurableClusterError } from "./DurableClusterError.js"
+import { boundedShutdown } from "./boundedShutdown.js"
 import { engineLayer, type Transport, transportFor } from "./engine.js"
 import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
 import { asksTable, migrateStore } from "./migrations.js"
@@ -204,7 +205,8 @@ export class DurableStore extends Context.Service<DurableStore, {
         Layer.provideMerge(engineLayer(transportFor(url), options?.runner ?? true)),
         Layer.provide(migrations),
         Layer.provide(sqlLayer(url)),
-        storeFaultsAsFailures
+        storeFaultsAsFailures,
+        (layer) => boundedShutdown(layer, shutdownLimit)
       )
     )
 }
@@ -454,6 +456,13 @@ export const notPendingMessage = (record: AskRecord): string => {
     : `was already ${record.status}`
   return `The ask "${record.id}" is not pending: it ${how}.`
 }
+
+/**
+ * How long the store's release may take: a normal one ends in a second or two (the
+ * shards handed off, entities given 2 s to finish); past this it is left behind
+ * (`boundedShutdown.ts`).
+ */
+const shutdownLimit = Duration.seconds(5)
 
 /** How long an answer's notice to the ask's runner may take to leave (decision 159). */
 const nudgeFor = Duration.millis(250)
