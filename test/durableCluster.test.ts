@@ -78,12 +78,12 @@ describe("agent processes as runners of one cluster (SQLite file)", () => {
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.live("a runner stopped (SIGSTOP) for 30 s while it owns an ask, then continued: the ask is answered once, each agent prints it once", () =>
-    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`, { prefix: "stop", stopped: "30 seconds", answerAt: "5 seconds" }), {
+    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`, { prefix: "stop", stopped: "30 seconds", answerAt: "5 seconds", exits: false }), {
     timeout: 120_000
   })
 
   it.live("a runner starved for 2 s (SIGSTOP) while it owns an ask, answered after it goes on: answered once, each agent prints it once and ends", () =>
-    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`, { prefix: "starve", stopped: "2 seconds", answerAt: "2 seconds" }), {
+    stoppedRunner(`sqlite:${join(tempDir(), "asks.db")}`, { prefix: "starve", stopped: "2 seconds", answerAt: "2 seconds", exits: true }), {
     timeout: 120_000
   })
   it.live("a connection to a runner that accepts it and never answers the handshake (a stopped runner) is closed when it gives up", () =>
