@@ -6,15 +6,15 @@
  * neither codes nor credentials readable from the store's file. The same
  * suite runs on a SQLite file and on a PostgreSQL database.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, References, Scope } from "effect"
-import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { codeAlphabet, DurableInbox, DurableStore, type PairedDevices } from "effect-user-interaction/durable"
 import { tempDir } from "./cliHarness.js"
-import { postgresBin, type PostgresServer, psql, startPostgres } from "./support/postgres.js"
+import { postgresBin, psql } from "./support/postgres.js"
+import { privatePostgres } from "./support/privatePostgres.js"
 
 interface TestStore {
   readonly url: string
@@ -270,13 +270,9 @@ describe("pairing and devices on SQLite", () => {
 })
 
 describe.skipIf(postgresBin() === undefined)("pairing and devices on PostgreSQL", () => {
-  let server: PostgresServer
-  beforeAll(async () => {
-    server = await startPostgres()
-  }, 120_000)
-  afterAll(() => server?.stop())
+  const { newDatabase } = privatePostgres()
   suite(() => {
-    const url = server.createDatabase(`devices_${randomUUID().replaceAll("-", "")}`)
+    const url = newDatabase("devices")
     return { url, exec: (statement) => void psql(url, statement) }
   })
 })

@@ -12,9 +12,8 @@
  * directories, or of different OS users, and no secret in the environment
  * (they agree on the store's); runners off loopback (TLS-PSK, decision 166).
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import { chmodSync } from "node:fs"
 import { networkInterfaces } from "node:os"
 import * as Tls from "node:tls"
@@ -39,15 +38,10 @@ import {
 } from "./support/clusterAgents.js"
 import { askFile, makeStore, run, untilStatus } from "./support/durableCli.js"
 import { freePort } from "./support/freePort.js"
-import { type PostgresServer, psql, startPostgres } from "./support/postgres.js"
+import { psql } from "./support/postgres.js"
+import { privatePostgres } from "./support/privatePostgres.js"
 
-let server: PostgresServer
-beforeAll(async () => {
-  server = await startPostgres()
-}, 120_000)
-afterAll(() => server?.stop())
-
-const newDatabase = () => server.createDatabase(`asks_${randomUUID().replaceAll("-", "")}`)
+const { newDatabase, server } = privatePostgres()
 
 /** The runners registered in the store, as `host:port`. */
 const runnerAddresses = (url: string) => psql(url, "SELECT address FROM cluster_runners ORDER BY address")
@@ -135,7 +129,7 @@ describe("agent processes on one PostgreSQL store: runners over TCP", () => {
       yield* Effect.forEach(ids, untilPending).pipe(Effect.provide(inboxOn(url)))
       expect(runnerAddresses(url)).toHaveLength(3)
       // Down long enough that the engine's polls and shard locks fail meanwhile.
-      yield* Effect.promise(() => server.restart(3000))
+      yield* Effect.promise(() => server().restart(3000))
       yield* Effect.forEach(ids, (id) => answer(url, id))
       for (const [i, one] of agents.entries()) {
         expect(yield* Effect.promise(() => one.answered())).toMatchObject({ id: ids[i], answer: yes })

@@ -8,7 +8,7 @@
  * hardening": the 64 KiB answer limit with the answer kept once, a database
  * that stays down ending the asker within its patience.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { chmodSync, readdirSync, readFileSync } from "node:fs"
@@ -27,18 +27,12 @@ import {
 } from "./support/durableCli.js"
 import { durableAnswerersSuite, me, onInbox } from "./support/durableAnswerersSuite.js"
 import { durableCliSuite } from "./support/durableCliSuite.js"
-import { postgresBin, type PostgresServer, psql, startPostgres } from "./support/postgres.js"
+import { postgresBin, psql } from "./support/postgres.js"
+import { privatePostgres } from "./support/privatePostgres.js"
 
 const yes = { answers: [{ id: "q", selected: ["Yes"] }] }
 
-let server: PostgresServer
-beforeAll(async () => {
-  server = await startPostgres()
-}, 120_000)
-afterAll(() => server?.stop())
-
-/** A new empty database on the private server. */
-const newDatabase = () => server.createDatabase(`asks_${randomUUID().replaceAll("-", "")}`)
+const { newDatabase, server } = privatePostgres()
 
 /** Runs a support script (TypeScript run by Node) to its end; resolves with its stdout lines. */
 const script = (name: string, args: ReadonlyArray<string>) =>
@@ -103,7 +97,7 @@ describe("durable asks on PostgreSQL", () => {
   }, 120_000)
 
   it("a database that does not exist is named in the server's own words, exit 1", async () => {
-    const missing = server.url.replace(/\/postgres$/, "/no_such_asks")
+    const missing = server().url.replace(/\/postgres$/, "/no_such_asks")
     const result = await run(["pending", "--store", missing])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(`Cannot open the durable store ${missing}`)
@@ -111,7 +105,7 @@ describe("durable asks on PostgreSQL", () => {
   }, 60_000)
 
   it("a store URL in libpq's socket form (no host after the user, host=DIR) opens the server's Unix socket", async () => {
-    const result = await run(["pending", "--store", server.socketUrl])
+    const result = await run(["pending", "--store", server().socketUrl])
     expect(result).toMatchObject({ code: 0, stdout: "" })
   }, 60_000)
 
@@ -140,7 +134,7 @@ describe("durable asks on PostgreSQL", () => {
     const store = makeStore(newDatabase())
     const asker = await askPending(store, "restart-1")
     // Down long enough that the engine's polls and shard locks fail meanwhile (a second did not).
-    await server.restart(3000)
+    await server().restart(3000)
     const answered = await run(["answer", "--store", store.url, "restart-1", store.file("yes.json", yes)])
     expect(answered.code).toBe(0)
     expect(await asker.exited).toBe(0)
@@ -211,7 +205,7 @@ describe("durable asks on PostgreSQL", () => {
     asker.child.stdin!.end()
     await untilStatus(store, "down-1", (status) => status === "pending", asker)
     let back = false
-    const restarted = server.restart(10_000).then(() => void (back = true))
+    const restarted = server().restart(10_000).then(() => void (back = true))
     const code = await asker.exited
     // The asker ended while the database was still down.
     expect(back).toBe(false)
