@@ -2,11 +2,12 @@
  * Several agent processes on one store: how fast an answer recorded by an
  * answerer process wakes the agent waiting for it (p50/p99) with five
  * agents on a SQLite file and three on PostgreSQL, each asking one ask after
- * another. The wake-ups are told apart by when the answer was given: in the
- * first 5 s after the last agent started, while the runners join and the
- * shards move between them, or after, once they have settled. No agent
- * leaves while another waits (each asks one more that is never answered),
- * so leaving runners move no shard during the measure. And failover: the agent waiting for an ask is killed (SIGKILL),
+ * another, from the moment they start: every wake-up counts, and they are
+ * also told apart by when the answer was given, in the first 5 s after the
+ * last agent started (while the runners join and the shards move between
+ * them) or after. No agent leaves while another waits (each asks one more
+ * that is never answered), so leaving runners move no shard during the
+ * measure. And failover: the agent waiting for an ask is killed (SIGKILL),
  * while another agent that joined the ask waits too, and the answer is given:
  * how long from the kill until the agent that joined has the answer (three
  * runs, each on a fresh store).
@@ -81,7 +82,7 @@ const wake = async (url: string, agents: number) => {
     await Promise.all(running.map(({ child }) => closed(child)))
   }
   const sorted = (latencies: Array<number>) => latencies.sort((a, b) => a - b)
-  return { whileJoining: sorted(whileJoining), settled: sorted(settled) }
+  return { all: sorted([...whileJoining, ...settled]), whileJoining: sorted(whileJoining), settled: sorted(settled) }
 }
 
 /**
@@ -147,10 +148,12 @@ const latency = (sorted: ReadonlyArray<number> | undefined) =>
   `${percentile(sorted, 0.5)} / ${percentile(sorted, 0.99)} ms (${sorted.length} answers)`
 process.stdout.write(`${perAgent} asks per agent; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}.\n\n`)
 printTable(["measure", "ours", "baseline", "target"], [
-  ["answer → agent wakes, five agents, SQLite file, p50 / p99, runners settled", latency(onSqlite.settled), "", "≤ 50 ms / ≤ 250 ms"],
-  ["the same while the runners join (first 5 s)", latency(onSqlite.whileJoining), "", "reported"],
-  ["answer → agent wakes, three agents, PostgreSQL, p50 / p99, runners settled", latency(onPostgres?.settled), "", "≤ 50 ms / ≤ 250 ms"],
-  ["the same while the runners join (first 5 s)", latency(onPostgres?.whileJoining), "", "reported"],
+  ["answer → agent wakes, five agents, SQLite file, p50 / p99, every answer", latency(onSqlite.all), "", "≤ 50 ms / ≤ 250 ms"],
+  ["of which while the runners join (first 5 s)", latency(onSqlite.whileJoining), "", "reported"],
+  ["of which once they have settled", latency(onSqlite.settled), "", "reported"],
+  ["answer → agent wakes, three agents, PostgreSQL, p50 / p99, every answer", latency(onPostgres?.all), "", "≤ 50 ms / ≤ 250 ms"],
+  ["of which while the runners join (first 5 s)", latency(onPostgres?.whileJoining), "", "reported"],
+  ["of which once they have settled", latency(onPostgres?.settled), "", "reported"],
   ["kill -9 of the agent running an ask → the agent that joined it has the answer, SQLite", `${failSqlite.join(" / ")} ms`, "", "≤ 3 s"],
   [
     "kill -9 of the agent running an ask → the agent that joined it has the answer, PostgreSQL",

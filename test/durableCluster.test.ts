@@ -11,14 +11,18 @@
  * refused and logged once, and the runners go on.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { Runner, RunnerAddress, Runners, RunnerStorage, ShardId, ShardingConfig, SqlRunnerStorage } from "effect/cluster"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { DurableInbox } from "../src/durable/index.js"
+import { engineLayer, type Transport, transportFor } from "../src/durable/engine.js"
 import { connect } from "../src/durable/runnerHandshake.js"
+import { layer as sqliteLayer } from "../src/durable/sqlite.js"
 import { tempDir } from "./cliHarness.js"
+import { freePort } from "./support/freePort.js"
 import {
   answer,
   ended,
@@ -45,11 +49,137 @@ const storedSecret = (file: string) => {
 
 const sockets = (folder: string) => existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith(".sock")) : []
 
+/** What the store has of the runner at `address`: its row, and how many shard locks it holds. */
+const keptOf = (file: string, address: string) => {
+  const db = new DatabaseSync(file, { readOnly: true })
+  try {
+    const rows = Number(db.prepare("SELECT count(*) AS n FROM cluster_runners WHERE address = ?").get(address)!.n)
+    const locks = Number(db.prepare("SELECT count(*) AS n FROM cluster_locks WHERE address = ?").get(address)!.n)
+    return { rows, locks }
+  } finally {
+    db.close()
+  }
+}
+
+/** The one runner registered in the store (as the store writes its address: `<socket path>:0`), once it holds a shard lock. */
+const onlyRunner = (file: string) =>
+  Effect.promise(async () => {
+    for (;;) {
+      const db = new DatabaseSync(file, { readOnly: true })
+      try {
+        const rows = db.prepare("SELECT DISTINCT address FROM cluster_locks").all()
+        if (rows.length === 1) return String(rows[0]!.address)
+      } catch {
+        // The engine's tables may not exist yet.
+      } finally {
+        db.close()
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  })
+
+/** An agent asking `<prefix>-0` on a fresh store, its ask pending: the one runner, and its address as stored. */
+const loneRunner = (prefix: string) =>
+  Effect.gen(function*() {
+    const file = join(tempDir(), "asks.db")
+    const url = `sqlite:${file}`
+    const agent = yield* scopedAgent(url, prefix)
+    yield* untilPending(`${prefix}-0`).pipe(Effect.provide(inboxOn(url)))
+    return { file, url, agent, address: yield* onlyRunner(file) }
+  })
+
+/** The runner address the store wrote as `<socket path>:0`. */
+const socketAddress = (stored: string) => RunnerAddress.make(stored.replace(/:0$/, ""), 0)
+
+/**
+ * A client of the store's cluster (as an answerer is) on `transport` pings
+ * the runner at `address`, as its sends do; the ping's outcome.
+ */
+const pingFromClient = (file: string, address: RunnerAddress.RunnerAddress, transport: Transport = transportFor(`sqlite:${file}`)) =>
+  Effect.gen(function*() {
+    const runners = yield* Runners.Runners
+    return yield* Effect.result(runners.ping(address))
+  }).pipe(Effect.provide(engineLayer(transport, false).pipe(Layer.provide(Layer.orDie(sqliteLayer(file))))))
+
+/** effect/cluster's own storage of runners and shard locks, on the SQLite file. */
+const runnerStorageOn = (file: string) =>
+  SqlRunnerStorage.layer.pipe(Layer.provide(Layer.orDie(sqliteLayer(file))), Layer.provide(ShardingConfig.layer({ shardsPerGroup: 16 })))
+
+/** Waits until the store has nothing left of the runner at `address`. */
+const untilDropped = (file: string, address: string) =>
+  Effect.promise(async () => {
+    for (;;) {
+      const kept = keptOf(file, address)
+      if (kept.rows + kept.locks === 0) return
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }).pipe(Effect.timeout("10 seconds"))
+
 describe("agent processes as runners of one cluster (SQLite file)", () => {
   it.live("a runner killed with SIGKILL while it runs an ask: the agent that joined it gets the answer", () =>
     Effect.gen(function*() {
       expect(yield* killedOwnerFailover(`sqlite:${join(tempDir(), "asks.db")}`)).toMatchObject({ id: "kill-0", answer: yes })
     }), { timeout: 90_000 })
+
+  it.live("a runner killed with SIGKILL is dropped from the store once a peer finds its socket refusing: its row and shard locks are gone at once", () =>
+    Effect.gen(function*() {
+      const { address, file, url, agent: crashed } = yield* loneRunner("gone")
+      crashed.child.kill("SIGKILL")
+      yield* Effect.promise(() => ended(crashed.child))
+      // Nothing else removes a dead runner's row: with no runner left, only this peer's refused connection can.
+      expect(keptOf(file, address).rows).toBe(1)
+      expect(keptOf(file, address).locks).toBeGreaterThan(0)
+      expect((yield* pingFromClient(file, socketAddress(address)))._tag).toBe("Failure")
+      yield* untilDropped(file, address)
+      // Its ask is the next runner's at once: it has the answer.
+      const next = yield* scopedAgent(url, "gone")
+      yield* answer(url, "gone-0")
+      expect(yield* Effect.promise(() => next.answered())).toMatchObject({ id: "gone-0", answer: yes })
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.live("a runner stopped (SIGSTOP) is not dropped when a peer cannot reach it: its socket still accepts, so its locks lapse in their own time", () =>
+    Effect.gen(function*() {
+      const { address, file, url, agent: stopped } = yield* loneRunner("busy")
+      stopped.child.kill("SIGSTOP")
+      // The ping gives up after the handshake's 5 s; the runner may only be slow.
+      expect((yield* pingFromClient(file, socketAddress(address)))._tag).toBe("Failure")
+      yield* Effect.sleep("1 second")
+      expect(keptOf(file, address).rows).toBe(1)
+      expect(keptOf(file, address).locks).toBeGreaterThan(0)
+      stopped.child.kill("SIGCONT")
+      yield* answer(url, "busy-0")
+      expect(yield* Effect.promise(() => stopped.answered())).toMatchObject({ id: "busy-0", answer: yes })
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.live("over TCP a refused connection drops nobody: the refusal may be a firewall's, or a live runner elsewhere registered an address unreachable from here", () =>
+    Effect.gen(function*() {
+      const file = join(tempDir(), "asks.db")
+      const address = RunnerAddress.make("127.0.0.1", yield* Effect.promise(freePort))
+      const shown = `127.0.0.1:${address.port}`
+      // A runner registered at an address where nothing listens here, holding a shard.
+      yield* Effect.gen(function*() {
+        const storage = yield* RunnerStorage.RunnerStorage
+        yield* storage.register(Runner.make({ address, groups: ["default"], weight: 1 }), true)
+        expect(yield* storage.acquire(address, [ShardId.make("default", 1)])).toHaveLength(1)
+      }).pipe(Effect.provide(runnerStorageOn(file)), Effect.orDie)
+      // The store's own tables (the cluster's secret), as any process of it makes them.
+      yield* Effect.provide(Effect.void, inboxOn(`sqlite:${file}`))
+      expect((yield* pingFromClient(file, address, { _tag: "Tcp" }))._tag).toBe("Failure")
+      yield* Effect.sleep("1 second")
+      expect(keptOf(file, shown)).toEqual({ rows: 1, locks: 1 })
+      // The same refusal on a Unix socket drops the runner.
+      const path = join(tempDir(), "left.sock")
+      yield* Effect.gen(function*() {
+        const storage = yield* RunnerStorage.RunnerStorage
+        const gone = RunnerAddress.make(path, 0)
+        yield* storage.register(Runner.make({ address: gone, groups: ["default"], weight: 1 }), true)
+        yield* storage.release(address, ShardId.make("default", 1))
+        expect(yield* storage.acquire(gone, [ShardId.make("default", 1)])).toHaveLength(1)
+      }).pipe(Effect.provide(runnerStorageOn(file)), Effect.orDie)
+      expect((yield* pingFromClient(file, RunnerAddress.make(path, 0)))._tag).toBe("Failure")
+      yield* untilDropped(file, `${path}:0`)
+      expect(keptOf(file, shown).rows).toBe(1)
+    }), { timeout: 60_000 })
 
   it.live("each runner's socket is private (0600, in a 0700 folder); one left over from a crashed run is cleared", () =>
     Effect.gen(function*() {

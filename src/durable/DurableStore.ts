@@ -12,6 +12,7 @@ import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
@@ -46,10 +47,11 @@ import {
   type SettledStatus
 } from "./AskWorkflow.js"
 import { makeClaims } from "./claims.js"
+import { makeSettledWatch } from "./settledWatch.js"
 import { makeDevices, type PairedDevices } from "./devices.js"
 import type { DurableClusterError } from "./DurableClusterError.js"
 import { boundedShutdown } from "./boundedShutdown.js"
-import { engineLayer, type Transport, transportFor } from "./engine.js"
+import { engineLayer, RunnersChanged, type Transport, transportFor } from "./engine.js"
 import { type HistoryOptions, type HistoryScan, makeHistory } from "./history.js"
 import { asksTable, migrateStore } from "./migrations.js"
 import { makePairing } from "./pairing.js"
@@ -391,12 +393,16 @@ class RunnerGone extends Data.TaggedError("RunnerGone")<{ readonly cause: unknow
 /** A waiter's request renewed after `waiterRenewal`. */
 class WaiterRenewal extends Data.TaggedError("WaiterRenewal") {}
 
+/** A waiter interrupted on its runner: its shard moved away. */
+class WaiterMoved extends Data.TaggedError("WaiterMoved") {}
+
 /** How long one request to an ask's waiter lasts before it is sent again. */
 const waiterRenewal = Duration.seconds(5)
 
 /** Failures of a request to a runner that the next runner of the shard mends: retried. */
 const isRunnerGone = (cause: unknown): boolean =>
-  Predicate.isTagged(cause, "WaiterRenewal") || Predicate.isTagged(cause, "RunnerUnavailable") || Predicate.isTagged(cause, "RpcClientError") ||
+  Predicate.isTagged(cause, "WaiterRenewal") || Predicate.isTagged(cause, "WaiterMoved") ||
+  Predicate.isTagged(cause, "RunnerUnavailable") || Predicate.isTagged(cause, "RpcClientError") ||
   Predicate.isTagged(cause, "EntityNotAssignedToRunner") || Predicate.isTagged(cause, "MailboxFull")
 
 /** A store that cannot serve the engine, while `run` waits for it to mend. */
@@ -629,6 +635,13 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
       executionId,
       expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
     })
+  const runnersChanged = yield* RunnersChanged
+  const settledRows = yield* makeSettledWatch(
+    (ids) =>
+      sql<{ readonly id: string; readonly status: SettledStatus }>`SELECT id, status FROM ${sql(table)}
+      WHERE status != 'pending' AND ${sql.in("id", ids)}`,
+    runnersChanged
+  )
   /**
    * Waits for the ask's workflow on the runner that runs it (`AskWaiter`). A runner that went
    * away with the request (killed, its shard moving) is waited out: the request goes again to
@@ -645,18 +658,37 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
       // interruption; this fiber's own interruption still ends the wait at the retry's pause.
       Effect.catchCause((cause): Effect.Effect<never, RunnerGone> =>
         Cause.hasInterruptsOnly(cause)
-          ? Effect.fail(new RunnerGone({ cause: new WaiterRenewal() }))
+          ? Effect.fail(new RunnerGone({ cause: new WaiterMoved() }))
           : Effect.failCause(cause)
       ),
       Effect.catchDefect((defect) =>
         isStoreOutage(defect) ? Effect.die(defect) : Effect.fail(new RunnerGone({ cause: defect }))
       ),
       // Said at Debug, with why: a slow wake-up is a request that had to go again.
-      Effect.tapError(({ cause }) =>
-        Effect.logDebug(`The waiter of ${executionId} is asked again: ${Predicate.isTagged(cause, "WaiterRenewal") ? "renewal" : String((cause as { _tag?: unknown })?._tag ?? cause)}`)
-      ),
+      Effect.tapError(({ cause }) => {
+        const renewal = Predicate.isTagged(cause, "WaiterRenewal")
+        return Effect.logDebug(
+          `The waiter of ${executionId} is asked again: ${renewal ? "renewal" : String((cause as { _tag?: unknown })?._tag ?? cause)}`
+        ).pipe(
+          // Its runner went away, or its shard moved: the row is read often for a while.
+          Effect.andThen(renewal ? Effect.void : settledRows.moving)
+        )
+      }),
       Effect.retry({ schedule: Schedule.spaced("100 millis"), while: ({ cause }) => isRunnerGone(cause) })
     )
+  const waits = yield* FiberSet.make<Outcome, unknown>()
+  /**
+   * The ask's waiter, or its row once settled, whichever comes first (decision 169). A waiter
+   * that lost is ended in the background: its interruption goes to a runner, which while the
+   * shards move took longer than the wake-up it lost.
+   */
+  const waiterOrRow = (payload: ReturnType<typeof payloadOf>, executionId: string) =>
+    Effect.gen(function*() {
+      const waiter = yield* FiberSet.run(waits, awaitOutcome(payload, executionId))
+      return yield* Effect.raceFirst(Fiber.join(waiter), settledRows.settled(payload.id)).pipe(
+        Effect.ensuring(Effect.sync(() => waiter.interruptUnsafe()))
+      )
+    })
   const runRecorded = (ask: {
     readonly id: string
     readonly request: AskUserQuestionRequest
@@ -670,7 +702,10 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
         Effect.andThen(
           publishRow(payload, executionId),
           // Single runners cannot reach each other: a caller waits through the engine's own polls.
-          transport._tag !== "Single" ? awaitOutcome(payload, executionId) : AskWorkflow.execute(payload)
+          transport._tag !== "Single"
+            // The row settled wakes the caller while the cluster cannot (shards moving, decision 169).
+            ? waiterOrRow(payload, executionId)
+            : AskWorkflow.execute(payload)
         )
       ),
       Effect.catchTag("RunnerGone", ({ cause }) => Effect.die(cause)),

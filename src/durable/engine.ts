@@ -5,8 +5,10 @@
  * Where several agent processes share a store they are runners of one
  * `effect/cluster` cluster (`SocketRunner`, ping health checks): an answer
  * reaches the runner that owns the ask over a socket instead of through a
- * storage poll, and a runner that dies is seen at once, its asks moving when
- * its shard locks lapse (2–3 s). Each connection begins with a handshake on the
+ * storage poll, and a runner that dies is seen at once: a SQLite runner
+ * whose socket refuses is dropped from the store by whoever found it so
+ * (`goneRunners.ts`, decision 168), a TCP runner's asks move when its shard
+ * locks lapse (2–3 s). Each connection begins with a handshake on the
  * cluster's secret (`runnerHandshake.ts`, decision 163), which is
  * `ASK_USER_CLUSTER_SECRET` or one kept in the store (`clusterSecret.ts`).
  * Answerers (`runner: false`) are clients: they send, and own no shards.
@@ -32,16 +34,20 @@ import { connect as NetConnect, isIP, type NetConnectOpts } from "node:net"
 import * as Path from "node:path"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import {
   ClusterWorkflowEngine,
   type MessageStorage,
   RunnerAddress,
   RunnerHealth,
+  type Runner,
   Runners,
+  RunnerStorage,
   type Sharding,
   ShardingConfig,
   SingleRunner,
@@ -56,6 +62,7 @@ import { Socket, SocketServer } from "effect/socket"
 import { inertJson } from "../internal/sanitize.js"
 import { clusterSecret } from "./clusterSecret.js"
 import { DurableClusterError } from "./DurableClusterError.js"
+import { goneRunners } from "./goneRunners.js"
 import { connect, guardServer } from "./runnerHandshake.js"
 import { isLoopback } from "./runnerTls.js"
 import { sqlitePath } from "./storeUrl.js"
@@ -110,7 +117,8 @@ const singleTimings = {
  * notice that came before its message was committed, or while the workflow
  * was busy, is read there). A dead runner's shards move once their locks
  * lapse: 2 s, refreshed every 500 ms, with assignments re-read every 500 ms,
- * so failover takes about 3 s (2.6–3.3 s). Not 1 s: SQLite's
+ * so failover takes about 3 s (2.6–3.3 s) unless the runner is found gone
+ * sooner (decision 168). Not 1 s: SQLite's
  * `CURRENT_TIMESTAMP`, which the engine stamps locks and runners' heartbeats
  * with, has whole seconds, so a 1 s lock looked lapsed for part of every
  * second and runners kept leaving and rejoining the assignments. Runners
@@ -167,27 +175,32 @@ const privateFolder = (folder: string) =>
     Fs.chmodSync(folder, 0o700)
   })
 
-/** How to reach a runner: where, and whether over TLS. */
+/**
+ * How to reach a runner: where, whether over TLS, and whether a refused
+ * connection means the runner is gone (its socket is on this machine).
+ */
 interface Dial {
   readonly options: NetConnectOpts
   readonly encrypted: boolean
+  readonly refusedMeansGone: boolean
 }
 
 /**
  * Runners reach each other as `target` says of a runner's address (a Unix
  * socket's path, or a host and port), each connection past the handshake
- * first.
+ * first. A runner found gone is told to the store (`goneRunners.ts`).
  */
 const clientProtocol = (secret: Uint8Array, target: (address: RunnerAddress.RunnerAddress) => Dial) =>
   Layer.effect(
     Runners.RpcClientProtocol,
     Effect.gen(function*() {
       const serialization = yield* RpcSerialization.RpcSerialization
+      const gone = yield* goneRunners
       return Runners.RpcClientProtocol.of({
         codecFor: serialization.codecFor,
         make: Effect.fnUntraced(function*(address) {
-          const { encrypted, options } = target(address)
-          const socket = yield* connect(options, secret, encrypted)
+          const { encrypted, options, refusedMeansGone } = target(address)
+          const socket = yield* connect(options, secret, { encrypted, refused: refusedMeansGone ? gone(address) : Effect.void })
           return yield* RpcClient.makeProtocolSocket().pipe(
             Effect.provideService(Socket.Socket, socket),
             Effect.provideService(RpcSerialization.RpcSerialization, serialization)
@@ -200,7 +213,8 @@ const clientProtocol = (secret: Uint8Array, target: (address: RunnerAddress.Runn
 /** A Unix socket runner's address is its path (the port is unused); the file system keeps others out. */
 const bySocketPath = (address: RunnerAddress.RunnerAddress): Dial => ({
   options: { path: address.host, timeout: 5500 },
-  encrypted: false
+  encrypted: false,
+  refusedMeansGone: true
 })
 
 /**
@@ -209,7 +223,9 @@ const bySocketPath = (address: RunnerAddress.RunnerAddress): Dial => ({
  */
 const byHostAndPort = (address: RunnerAddress.RunnerAddress): Dial => ({
   options: { host: address.host, port: address.port, timeout: 5500 },
-  encrypted: !isLoopback(address.host)
+  encrypted: !isLoopback(address.host),
+  // A refusal over TCP may be a firewall's, or a runner elsewhere that registered an address unreachable from here.
+  refusedMeansGone: false
 })
 
 /**
@@ -249,10 +265,55 @@ const socketServer = (path: string, secret: Uint8Array) =>
     })
   )
 
-const storageLayers = Layer.mergeAll(SqlMessageStorage.layer, Layer.orDie(SqlRunnerStorage.layer))
+/**
+ * When this process last saw the runners of the store's cluster change (a
+ * runner joined, left or changed health), in epoch ms: for a few seconds
+ * after, shards move between runners and the cluster is slow to wake a
+ * waiting ask (decision 169). Read from the engine's own reads of its
+ * runners (every 500 ms), so knowing costs no statement.
+ */
+export class RunnersChanged extends Context.Service<RunnersChanged, {
+  readonly lastAt: () => number
+  /** Calls `listener` at each change, for the rest of the scope. */
+  readonly onChange: (listener: () => void) => Effect.Effect<void, never, Scope.Scope>
+}>()("effect-user-interaction/durable/RunnersChanged") {}
+
+/** Listeners of `RunnersChanged`, and a change told to them. */
+const changeListeners = () => {
+  const listeners = new Set<() => void>()
+  return {
+    tell: () => listeners.forEach((listener) => listener()),
+    onChange: (listener: () => void) =>
+      Effect.acquireRelease(Effect.sync(() => void listeners.add(listener)), () => Effect.sync(() => void listeners.delete(listener)))
+  }
+}
+
+/** effect/cluster's storage of runners, telling `RunnersChanged` what its reads of the runners find. */
+const watchedRunnerStorage = Layer.effectContext(Effect.gen(function*() {
+  const storage = yield* RunnerStorage.RunnerStorage
+  let seen: string | undefined
+  let lastAt = 0
+  const { onChange, tell } = changeListeners()
+  const noteRunners = (runners: ReadonlyArray<readonly [Runner.Runner, boolean]>) =>
+    Effect.sync(() => {
+      const now = runners.map(([{ address }, healthy]) => `${address.host}:${address.port}:${healthy}`).sort().join("\n")
+      if (now === seen) return
+      seen = now
+      lastAt = Date.now()
+      tell()
+    })
+  return Context.make(RunnerStorage.RunnerStorage, { ...storage, getRunners: Effect.tap(storage.getRunners, noteRunners) }).pipe(
+    Context.add(RunnersChanged, { lastAt: () => lastAt, onChange })
+  )
+})).pipe(Layer.provide(Layer.orDie(SqlRunnerStorage.layer)))
+
+const storageLayers = Layer.mergeAll(SqlMessageStorage.layer, watchedRunnerStorage)
+
+/** How a process of the cluster reaches its runners (`clientProtocol`). */
+type Protocol = Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization | RunnerStorage.RunnerStorage>
 
 /** A client of the store's cluster: it sends to the runners and owns no shards. */
-const clientEngine = (protocol: Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization>) =>
+const clientEngine = (protocol: Protocol) =>
   SocketRunner.layerClientOnly.pipe(
     Layer.provide(protocol),
     Layer.provideMerge(storageLayers),
@@ -262,7 +323,7 @@ const clientEngine = (protocol: Layer.Layer<Runners.RpcClientProtocol, never, Rp
 
 /** A runner of the store's cluster, registered at `address`, served by `server`. */
 const runnerEngine = (
-  protocol: Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization>,
+  protocol: Protocol,
   server: Layer.Layer<SocketServer.SocketServer>,
   address: RunnerAddress.RunnerAddress
 ) =>
@@ -378,7 +439,7 @@ const singleEngine = (runner: boolean) =>
  */
 export const engineLayer = (transport: Transport, runner: boolean) => {
   const cluster: Layer.Layer<
-    Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage,
+    Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage | RunnersChanged,
     DurableClusterError,
     SqlClient.SqlClient | Digest.Digest
   > = transport._tag === "Sockets"
@@ -386,7 +447,8 @@ export const engineLayer = (transport: Transport, runner: boolean) => {
     : transport._tag === "Tcp"
     ? tcpEngine(runner)
     // The configuration is given here in full; a bad one is a bug, not an input.
-    : Layer.orDie(singleEngine(runner))
+    // Single runners never see another.
+    : Layer.merge(Layer.orDie(singleEngine(runner)), Layer.succeed(RunnersChanged, { lastAt: () => 0, onChange: () => Effect.void }))
   return ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(cluster),
     Layer.provide(Digest.layerWebCrypto)

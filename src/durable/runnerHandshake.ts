@@ -192,8 +192,22 @@ export const guardServer = (
   })
 }
 
-/** A connection to the runner listening at `options`, past TLS when `encrypted`, and past the handshake. */
-export const connect = (options: Net.NetConnectOpts, secret: Uint8Array, encrypted = false): Effect.Effect<Socket.Socket> =>
+/** Whether a connection's error says nothing listens at the address (or, for a Unix socket, no file is there). */
+const nothingListens = (cause: unknown) => {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code
+  return code === "ECONNREFUSED" || code === "ENOENT"
+}
+
+/**
+ * A connection to the runner listening at `options`, past TLS when
+ * `encrypted`, and past the handshake; `refused` is run when the connection
+ * is refused outright (nothing listens at the address).
+ */
+export const connect = (
+  options: Net.NetConnectOpts,
+  secret: Uint8Array,
+  { encrypted = false, refused = Effect.void }: { readonly encrypted?: boolean; readonly refused?: Effect.Effect<void> } = {}
+): Effect.Effect<Socket.Socket> =>
   NodeSocket.fromDuplex(
     Effect.acquireRelease(
       Effect.callback<Net.Socket, Socket.SocketError>((resume) => {
@@ -208,6 +222,9 @@ export const connect = (options: Net.NetConnectOpts, secret: Uint8Array, encrypt
         conn.once("error", onError)
         return Effect.sync(() => conn.destroy())
       }).pipe(
+        Effect.tapError((error) =>
+          error.reason._tag === "SocketOpenError" && nothingListens(error.reason.cause) ? refused : Effect.void
+        ),
         Effect.tap((conn) =>
           Effect.mapError(clientSide(conn, secret), (error) =>
             new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause: error }) })).pipe(
