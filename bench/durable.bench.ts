@@ -67,7 +67,8 @@ const idleCpu = async (pid: number, seconds: number) => {
 const waitingAgentCpu = async (url: string) => {
   const agent = spawn(process.execPath, [join(import.meta.dirname, "durableAgent.ts"), url, "idle", "1"], { stdio: "ignore" })
   await Effect.runPromise(untilPending("idle-0").pipe(Effect.provide(inboxOn(url)), quiet))
-  await new Promise((resolve) => setTimeout(resolve, 2000))
+  // Past its first 5 s, when it also reads its ask's row twenty times a second (decision 169).
+  await new Promise((resolve) => setTimeout(resolve, 6000))
   const share = await idleCpu(agent.pid!, 10)
   agent.kill("SIGKILL")
   const idle = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)"], { stdio: "ignore" })

@@ -6,12 +6,13 @@
  * statements wait a second for a lock, not the usual 10 s.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer } from "effect"
+import { Context, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { closeSync, openSync, statSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { ReadConnection } from "../src/durable/readConnection.js"
 import { layer } from "../src/durable/sqlite.js"
 import { isDamagedStore } from "../src/durable/storeFault.js"
 import { LockWaits } from "../src/durable/storeTimings.js"
@@ -30,6 +31,34 @@ const holdLockScoped = (file: string) =>
   Effect.acquireRelease(Effect.promise(() => holdLock(file)), (lock) => Effect.sync(lock.release))
 
 describe("the durable store's SQLite client", () => {
+  it.live("its read connection reads committed rows while this process's own transaction holds the write lock, and cannot write", () =>
+    Effect.gen(function*() {
+      const file = join(tempDir(), "asks.db")
+      const context = yield* Layer.build(layer(file))
+      const sql = Context.get(context, SqlClient.SqlClient)
+      const reader = Option.getOrThrow(Context.getOption(context, ReadConnection))
+      yield* sql`CREATE TABLE asks (id TEXT, status TEXT)`
+      yield* sql`INSERT INTO asks VALUES ('a', 'answered')`
+      const read = reader<{ readonly id: string; readonly status: string }>`SELECT id, status FROM asks`
+      // A transaction of this process, held open: the main connection is lent to it.
+      const held = yield* sql.withTransaction(Effect.andThen(sql`INSERT INTO asks VALUES ('b', 'pending')`, Effect.never)).pipe(
+        Effect.forkChild({ startImmediately: true })
+      )
+      yield* Effect.sleep("50 millis")
+      // Committed rows only, at once, from beside the transaction.
+      expect(yield* read.pipe(Effect.timeout("2 seconds"))).toEqual([{ id: "a", status: "answered" }])
+      yield* Fiber.interrupt(held)
+      const refused = yield* Effect.flip(reader`INSERT INTO asks VALUES ('c', 'pending')`)
+      expect(String(refused)).toMatch(/readonly/i)
+      expect(yield* Effect.map(sql`SELECT count(*) AS n FROM asks`, (rows) => rows[0]!.n)).toBe(1)
+    }))
+
+  it.live("an in-memory store has no read connection", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(layer(":memory:"))
+      expect(Context.getOption(context, ReadConnection)._tag).toBe("None")
+    }))
+
   it.live("a file damaged while open: the statement that finds it fails, and so does every later one", () =>
     Effect.gen(function*() {
       const file = join(tempDir(), "asks.db")

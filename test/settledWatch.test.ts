@@ -2,7 +2,7 @@
  * The watch of the asks a process waits for (`src/durable/settledWatch.ts`,
  * decision 169): while the cluster's runners change or a waiter had to be
  * asked again, the rows of every ask waited for are read together every
- * 100 ms and a settled one wakes its caller; at rest nothing is read.
+ * 50 ms and a settled one wakes its caller; at rest nothing is read.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Schema, Scope } from "effect"
@@ -76,7 +76,7 @@ describe("settledWatch", () => {
       expect(store.statements).toEqual([["a"]])
     }))
 
-  it.effect("after runners change, every ask waited for is read in one statement each 100 ms, for 5 s", () =>
+  it.effect("after runners change, every ask waited for is read in one statement each 50 ms, for 5 s", () =>
     Effect.gen(function*() {
       const { store, watch } = yield* watched
       const a = yield* waitFor(watch, "a")

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as RcRef from "effect/RcRef"
 import * as Redacted from "effect/Redacted"
@@ -47,6 +48,7 @@ import {
   type SettledStatus
 } from "./AskWorkflow.js"
 import { makeClaims } from "./claims.js"
+import { ReadConnection } from "./readConnection.js"
 import { makeSettledWatch } from "./settledWatch.js"
 import { makeDevices, type PairedDevices } from "./devices.js"
 import type { DurableClusterError } from "./DurableClusterError.js"
@@ -636,10 +638,12 @@ const make = (shownUrl: string, timings: StoreTimings, transport: Transport) => 
       expiresInMillis: "expiresInMillis" in payload ? payload.expiresInMillis : undefined
     })
   const runnersChanged = yield* RunnersChanged
+  // On a SQLite file, read on a connection of its own: not behind this process's transactions.
+  const reader = Option.getOrElse(yield* Effect.serviceOption(ReadConnection), () => sql)
   const settledRows = yield* makeSettledWatch(
     (ids) =>
-      sql<{ readonly id: string; readonly status: SettledStatus }>`SELECT id, status FROM ${sql(table)}
-      WHERE status != 'pending' AND ${sql.in("id", ids)}`,
+      reader<{ readonly id: string; readonly status: SettledStatus }>`SELECT id, status FROM ${reader(table)}
+      WHERE status != 'pending' AND ${reader.in("id", ids)}`,
     runnersChanged
   )
   /**

@@ -10,9 +10,11 @@
  * runner that joins first assigns itself shards another still holds, the
  * holder lets go once its own view catches up, and the taker retries its
  * lock once a second, so an answer given then waited 1–2.5 s. So the rows
- * are read every 100 ms for 5 s after the process saw its cluster's runners
+ * are read every 50 ms for 5 s after the process saw its cluster's runners
  * change or a waiter had to be asked again: one statement for all of a
- * process's waits. Otherwise they are not read at all: a settled cluster
+ * process's waits, on a SQLite file on a read-only connection of its own
+ * (`ReadConnection`), so that a read does not wait behind the process's own
+ * transactions. Otherwise they are not read at all: a settled cluster
  * wakes the caller, and a waiter's request that went astray is renewed
  * every 5 s; a read a second cost a waiting agent a fifth of its 2 % CPU.
  *
@@ -27,7 +29,7 @@ import type * as Scope from "effect/Scope"
 import type { SettledStatus } from "./AskWorkflow.js"
 
 /** How often the rows are read while shards may be moving. */
-export const movingPollMillis = 100
+export const movingPollMillis = 50
 
 /** How long after a change the shards may still be moving: a join's debounce, a view's refresh, a lock's retry. */
 export const movingForMillis = 5_000

@@ -23,6 +23,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import { ReadConnection } from "./readConnection.js"
 import { isDamagedStore } from "./storeFault.js"
 import { prepareStoreFile, storeFilesWarning, tightenStoreFiles } from "./storeFiles.js"
 import { closingWaitMillis, LockWaits, type StoreTimings, storeTimings } from "./storeTimings.js"
@@ -198,6 +199,40 @@ const makeConnection = (
   }
 }
 
+/** A `SqlClient` for one synchronous connection, lent to one statement or transaction at a time. */
+const clientOf = (connection: SqlConnection.Connection, isTransaction: () => boolean) =>
+  Effect.gen(function*() {
+    const semaphore = yield* Semaphore.make(1)
+    const acquirer = semaphore.withPermits(1)(Effect.succeed(connection))
+    const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
+      Effect.as(
+        Effect.tap(restore(semaphore.take(1)), () => Effect.addFinalizer(() => semaphore.release(1))),
+        connection
+      )
+    )
+    return yield* SqlClient.make({
+      acquirer,
+      transactionAcquirer,
+      compiler: Statement.makeCompilerSqlite(),
+      driver: "node:sqlite",
+      beginTransaction: "BEGIN IMMEDIATE",
+      isTransaction,
+      spanAttributes: [["db.system.name", "sqlite"]]
+    })
+  })
+
+/** The read-only connection to `file` (`ReadConnection`), closed with the scope. */
+const readConnection = (file: string, timings: StoreTimings) =>
+  Effect.gen(function*() {
+    const { DatabaseSync } = yield* Effect.promise(() => import("node:sqlite"))
+    const db = yield* Effect.acquireRelease(
+      Effect.try({ try: (): DatabaseSync => new DatabaseSync(file, { readOnly: true }), catch: (cause) => sqlError(cause, "open") }),
+      (db) => Effect.sync(() => db.isOpen && db.close())
+    )
+    yield* waitingForLocks(() => db.exec(`PRAGMA busy_timeout = ${busyStepMillis}`), "open", timings, notClosing)
+    return yield* clientOf(makeConnection(db, timings, notClosing), () => db.isTransaction)
+  })
+
 /**
  * A `SqlClient` on the SQLite file `filename` (`":memory:"` for a private
  * in-memory database), closed with the layer's scope. A store file other
@@ -215,29 +250,13 @@ export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient | LockW
         yield* Effect.logWarning(warning).pipe(Effect.annotateLogs({ module: "effect-user-interaction/durable" }))
       }
       const closing = { deadline: Number.POSITIVE_INFINITY }
-      const connection = makeConnection(db, timings, closing)
-      const semaphore = yield* Semaphore.make(1)
-      const acquirer = semaphore.withPermits(1)(Effect.succeed(connection))
-      const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
-        Effect.as(
-          Effect.tap(restore(semaphore.take(1)), () => Effect.addFinalizer(() => semaphore.release(1))),
-          connection
-        )
-      )
-      const client = yield* SqlClient.make({
-        acquirer,
-        transactionAcquirer,
-        compiler: Statement.makeCompilerSqlite(),
-        driver: "node:sqlite",
-        beginTransaction: "BEGIN IMMEDIATE",
-        isTransaction: () => db.isTransaction,
-        spanAttributes: [["db.system.name", "sqlite"]]
-      })
+      const client = yield* clientOf(makeConnection(db, timings, closing), () => db.isTransaction)
       const waits = LockWaits.of({
         closing: Effect.sync(() => {
           closing.deadline = Math.min(closing.deadline, Date.now() + closingWaitMillis)
         })
       })
-      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(LockWaits, waits))
+      const context = Context.make(SqlClient.SqlClient, client).pipe(Context.add(LockWaits, waits))
+      return filename === ":memory:" ? context : Context.add(context, ReadConnection, yield* readConnection(filename, timings))
     })
   ).pipe(Layer.provide(Reactivity.layer))
