@@ -2,7 +2,9 @@
  * Agent processes sharing a SQLite store as runners of one cluster
  * (`src/durable/engine.ts`): each listens on a Unix socket in a private
  * folder beside the store; a runner killed with SIGKILL while it runs an ask
- * hands it on, so an agent that joined the ask gets the answer; a socket
+ * hands it on, so an agent that joined the ask gets the answer, and is
+ * dropped from the store once a peer finds its socket refusing (a stopped
+ * runner, or a refusal over TCP, drops nobody: decision 168); a socket
  * left over from a crashed run is cleared when the next runner starts; a
  * runner that hangs (SIGSTOP) while it owns an ask and comes back does not
  * run it twice, and every agent ends once it has its answer (a connection to

@@ -16,7 +16,8 @@
  * (`ReadConnection`), so that a read does not wait behind the process's own
  * transactions. Otherwise they are not read at all: a settled cluster
  * wakes the caller, and a waiter's request that went astray is renewed
- * every 5 s; a read a second cost a waiting agent a fifth of its 2 % CPU.
+ * every 5 s; reading once a second at rest cost a waiting agent about a
+ * fifth of its 2 % CPU budget.
  *
  * @internal
  */
