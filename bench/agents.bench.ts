@@ -127,7 +127,7 @@ const ownerOf = async (url: string, id: string) => {
 }
 
 /**
- * Kill -9 of the agent that runs an ask while another waits for it too (it joined): the answer
+ * Kill -9 of the agent that holds an ask while another waits for it too (it joined): the answer
  * is given at the kill; how long until the other has it. The first agent, alone, registers
  * first; once the second has joined, whichever holds the ask's shard is the one killed.
  */
@@ -144,9 +144,10 @@ const failoverOnce = async (url: string) => {
       const firstAddress = yield* Effect.promise(() => readOne(url, "SELECT address FROM cluster_runners"))
       joined = agent(url, "fail", 1)
       yield* Effect.sleep("4 seconds")
-      const [owner, survivor] = (yield* Effect.promise(() => ownerOf(url, "fail-0"))) === firstAddress
-        ? [first, joined]
-        : [joined, first]
+      const holder = yield* Effect.promise(() => ownerOf(url, "fail-0"))
+      // A kill of the agent that does not hold it would measure nothing.
+      if (holder === undefined) throw new Error("no runner holds the shard of the ask fail-0")
+      const [owner, survivor] = holder === firstAddress ? [first, joined] : [joined, first]
       const killedAt = Date.now()
       owner.child.kill("SIGKILL")
       yield* inbox.answer("fail-0", yes)
