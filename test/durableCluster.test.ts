@@ -13,7 +13,7 @@
  * refused and logged once, and the runners go on.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { Runner, RunnerAddress, Runners, RunnerStorage, ShardId, ShardingConfig, SqlRunnerStorage } from "effect/cluster"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
@@ -39,44 +39,44 @@ import {
   yes
 } from "./support/clusterAgents.js"
 
-/** The cluster's secret as the store keeps it. */
-const storedSecret = (file: string) => {
+/** What `read` finds in the store's file, opened read-only for it. */
+const fromStore = <A>(file: string, read: (db: DatabaseSync) => A): A => {
   const db = new DatabaseSync(file, { readOnly: true })
   try {
-    return Buffer.from(String(db.prepare("SELECT secret FROM ask_user_cluster_secret WHERE id = 1").get()!.secret), "hex")
+    return read(db)
   } finally {
     db.close()
   }
 }
+
+/** The cluster's secret as the store keeps it. */
+const storedSecret = (file: string) =>
+  fromStore(file, (db) => Buffer.from(String(db.prepare("SELECT secret FROM ask_user_cluster_secret WHERE id = 1").get()!.secret), "hex"))
 
 const sockets = (folder: string) => existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith(".sock")) : []
 
 /** What the store has of the runner at `address`: its row, and how many shard locks it holds. */
-const keptOf = (file: string, address: string) => {
-  const db = new DatabaseSync(file, { readOnly: true })
-  try {
-    const rows = Number(db.prepare("SELECT count(*) AS n FROM cluster_runners WHERE address = ?").get(address)!.n)
-    const locks = Number(db.prepare("SELECT count(*) AS n FROM cluster_locks WHERE address = ?").get(address)!.n)
-    return { rows, locks }
-  } finally {
-    db.close()
-  }
-}
+const keptOf = (file: string, address: string) =>
+  fromStore(file, (db) => ({
+    rows: Number(db.prepare("SELECT count(*) AS n FROM cluster_runners WHERE address = ?").get(address)!.n),
+    locks: Number(db.prepare("SELECT count(*) AS n FROM cluster_locks WHERE address = ?").get(address)!.n)
+  }))
+
+/** `read`'s value once it has one (undefined: not yet), read every 50 ms for at most 30 s. */
+const once = <A>(read: () => A | undefined) =>
+  Effect.suspend(() => {
+    const value = read()
+    return value === undefined ? Effect.fail("not yet") : Effect.succeed(value)
+  }).pipe(Effect.retry({ schedule: Schedule.spaced("50 millis") }), Effect.timeout("30 seconds"), Effect.orDie)
 
 /** The one runner registered in the store (as the store writes its address: `<socket path>:0`), once it holds a shard lock. */
 const onlyRunner = (file: string) =>
-  Effect.promise(async () => {
-    for (;;) {
-      const db = new DatabaseSync(file, { readOnly: true })
-      try {
-        const rows = db.prepare("SELECT DISTINCT address FROM cluster_locks").all()
-        if (rows.length === 1) return String(rows[0]!.address)
-      } catch {
-        // The engine's tables may not exist yet.
-      } finally {
-        db.close()
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100))
+  once(() => {
+    try {
+      const rows = fromStore(file, (db) => db.prepare("SELECT DISTINCT address FROM cluster_locks").all())
+      return rows.length === 1 ? String(rows[0]!.address) : undefined
+    } catch {
+      return undefined // The engine's tables may not exist yet.
     }
   })
 
@@ -109,13 +109,10 @@ const runnerStorageOn = (file: string) =>
 
 /** Waits until the store has nothing left of the runner at `address`. */
 const untilDropped = (file: string, address: string) =>
-  Effect.promise(async () => {
-    for (;;) {
-      const kept = keptOf(file, address)
-      if (kept.rows + kept.locks === 0) return
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }).pipe(Effect.timeout("10 seconds"))
+  once(() => {
+    const kept = keptOf(file, address)
+    return kept.rows + kept.locks === 0 ? true : undefined
+  })
 
 describe("agent processes as runners of one cluster (SQLite file)", () => {
   it.live("a runner killed with SIGKILL while it runs an ask: the agent that joined it gets the answer", () =>
